@@ -1,0 +1,337 @@
+"""Convert data files once into two memory-mappable Arrow IPC files: a small metadata file and a data file.
+
+The metadata file holds only the short columns plus per-row sizes, so start-up reads a few MB whatever
+the size of the text. The data file holds the normalized conversations and verifier logs in the IPC
+*file* format, whose footer lets us fetch one batch without touching the others (cold page cache too).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Callable, Iterator
+
+import numpy as np
+import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from .errors import SourceError
+
+META_COLUMNS = (
+    "agent",
+    "model",
+    "model_provider",
+    "date",
+    "task",
+    "episode",
+    "run_id",
+    "trial_name",
+    "result",
+    "trace_source",
+)
+CONVERSATION_COLUMNS = ("conversations", "conversations_sharegpt", "messages")
+MESSAGE_TYPE = pa.struct([("role", pa.string()), ("content", pa.string())])
+CONVERSATION_TYPE = pa.list_(MESSAGE_TYPE)
+DATA_SCHEMA = pa.schema([("conversation", CONVERSATION_TYPE), ("verifier_output", pa.string())])
+SHAREGPT_ROLES = {"human": "user", "gpt": "assistant", "system": "system", "tool": "tool", "function": "tool"}
+BATCH_BYTES = 64 << 20
+"""Upper bound of text per converted batch: bounds the memory of conversion and of one batch read."""
+
+_SUB_AGENT_FILE = re.compile(r"\.(summarization-\d+-(?:summary|questions|answers))\.")
+
+Progress = Callable[[float, str], None]
+
+
+def check_files(files: tuple[Path, ...]) -> int | None:
+    """Cheap up-front validation from file footers: readable, has a conversation column, has rows.
+
+    Returns the row count when the footers tell it (parquet and Arrow), None for JSON.
+    """
+    rows = 0
+    for file in files:
+        if file.suffix == ".parquet":
+            try:
+                meta = pq.ParquetFile(file).metadata
+            except (pa.ArrowException, OSError) as exc:
+                raise SourceError(f"{file.name}: not a readable parquet file ({_short(exc)})") from None
+            names = meta.schema.to_arrow_schema().names
+            rows += meta.num_rows
+        elif file.suffix == ".arrow":
+            try:
+                with _arrow_reader(file) as reader:
+                    names = reader.schema.names
+                    rows += sum(batch.num_rows for batch in _batches(reader))
+            except (pa.ArrowException, OSError) as exc:
+                raise SourceError(f"{file.name}: not a readable Arrow file ({_short(exc)})") from None
+        else:
+            return None
+        if not any(name in names for name in CONVERSATION_COLUMNS):
+            raise SourceError(
+                f"{file.name}: no conversation column (looked for {', '.join(CONVERSATION_COLUMNS)};"
+                f" found {', '.join(names[:8]) or 'no columns'})"
+            )
+    if rows == 0:
+        raise SourceError("the dataset has 0 rows")
+    return rows
+
+
+def convert(files: tuple[Path, ...], out_dir: Path, progress: Progress | None = None) -> None:
+    """Write `meta.arrow` and `data.arrow` for `files` into `out_dir` (which must exist)."""
+    sizes = [max(f.stat().st_size, 1) for f in files]
+    total = float(sum(sizes))
+    done = 0.0
+    meta_batches: list[pa.RecordBatch] = []
+    batch_starts: list[int] = []
+    rows = 0
+    with pa.OSFile(str(out_dir / "data.arrow"), "wb") as sink, pa.ipc.new_file(sink, DATA_SCHEMA) as writer:
+        for file_index, (file, size) in enumerate(zip(files, sizes)):
+            for fraction, batch in _read_file(file):
+                conversation = normalize_conversations(batch)
+                verifier = _string_column(batch, "verifier_output")
+                writer.write_batch(pa.record_batch([conversation, verifier], schema=DATA_SCHEMA))
+                meta_batches.append(_meta_batch(batch, conversation, verifier, file_index))
+                batch_starts.append(rows)
+                rows += batch.num_rows
+                if progress is not None:
+                    progress((done + fraction * size) / total, f"{file.name}: {rows:,} rows")
+            done += size
+    if rows == 0:
+        raise SourceError("the dataset has 0 rows")
+    meta = pa.Table.from_batches(meta_batches).combine_chunks()
+    meta = _dictionary_encode(meta)
+    manifest = {"rows": rows, "batch_starts": batch_starts, "files": [str(f) for f in files]}
+    meta = meta.replace_schema_metadata({b"tracetui": json.dumps(manifest).encode()})
+    with pa.OSFile(str(out_dir / "meta.arrow"), "wb") as sink, pa.ipc.new_file(sink, meta.schema) as writer:
+        writer.write_table(meta)
+
+
+def _read_file(file: Path) -> Iterator[tuple[float, pa.RecordBatch]]:
+    """Yield (fraction of the file done, batch) in batches of bounded size."""
+    try:
+        if file.suffix == ".parquet":
+            yield from _read_parquet(file)
+        elif file.suffix == ".arrow":
+            with _arrow_reader(file) as reader:
+                batches = list(_batches(reader))
+                for i, batch in enumerate(batches):
+                    for piece in _split_batch(batch):
+                        yield (i + 1) / len(batches), piece
+        else:
+            yield from _read_json(file)
+    except (pa.ArrowException, OSError) as exc:
+        raise SourceError(f"{file.name}: cannot be read ({_short(exc)})") from None
+
+
+def _read_parquet(file: Path) -> Iterator[tuple[float, pa.RecordBatch]]:
+    parquet = pq.ParquetFile(file)
+    names = parquet.schema_arrow.names
+    wanted = [n for n in (*META_COLUMNS, "verifier_output") if n in names]
+    wanted.append(next(n for n in CONVERSATION_COLUMNS if n in names))
+    groups = parquet.metadata.num_row_groups
+    for group in range(groups):
+        rg = parquet.metadata.row_group(group)
+        row_bytes = rg.total_byte_size / max(rg.num_rows, 1)
+        batch_size = int(max(1, min(4096, BATCH_BYTES // max(row_bytes, 1))))
+        for batch in parquet.iter_batches(batch_size=batch_size, row_groups=[group], columns=wanted):
+            yield (group + 1) / groups, batch
+
+
+def _arrow_reader(file: Path):
+    source = pa.memory_map(str(file))
+    try:
+        return pa.ipc.open_file(source)
+    except pa.ArrowInvalid:
+        source = pa.memory_map(str(file))
+        return pa.ipc.open_stream(source)
+
+
+def _batches(reader) -> Iterator[pa.RecordBatch]:
+    if isinstance(reader, pa.ipc.RecordBatchFileReader):
+        for i in range(reader.num_record_batches):
+            yield reader.get_batch(i)
+    else:
+        yield from reader
+
+
+def _split_batch(batch: pa.RecordBatch) -> Iterator[pa.RecordBatch]:
+    rows = max(1, int(batch.num_rows * BATCH_BYTES / max(batch.nbytes, 1)))
+    for start in range(0, batch.num_rows, rows):
+        yield batch.slice(start, rows)
+
+
+def _read_json(file: Path) -> Iterator[tuple[float, pa.RecordBatch]]:
+    """A JSON list of rows, or JSON Lines; rows become batches with conversations normalized in Python."""
+    data = file.read_bytes()
+    head = data.lstrip()[:1]
+    try:
+        if head == b"[":
+            rows = orjson.loads(data)
+        elif head == b"{" and file.suffix == ".json" and data.count(b"\n{") == 0:
+            rows = [orjson.loads(data)]
+        else:
+            rows = [orjson.loads(line) for line in data.splitlines() if line.strip()]
+    except orjson.JSONDecodeError as exc:
+        raise SourceError(f"{file.name}: invalid JSON ({_short(exc)})") from None
+    rows = [r for r in rows if isinstance(r, dict)]
+    sub_agent = _SUB_AGENT_FILE.search(file.name)
+    if sub_agent:  # Harbor names sub-agent exports `<trial>.summarization-N-<kind>.traces.json`
+        for row in rows:
+            row.setdefault("trace_source", sub_agent.group(1))
+    if rows and not any(any(c in r for c in CONVERSATION_COLUMNS) for r in rows):
+        raise SourceError(f"{file.name}: no conversation column (looked for {', '.join(CONVERSATION_COLUMNS)})")
+    step = 256
+    for start in range(0, len(rows), step):
+        chunk = rows[start : start + step]
+        columns = {name: [_as_text(r.get(name)) for r in chunk] for name in (*META_COLUMNS, "verifier_output")}
+        conv_name = next((c for c in CONVERSATION_COLUMNS if any(c in r for r in chunk)), CONVERSATION_COLUMNS[0])
+        columns[conv_name] = pa.array([_python_conversation(r.get(conv_name)) for r in chunk], CONVERSATION_TYPE)
+        batch = pa.record_batch({k: v if isinstance(v, pa.Array) else pa.array(v, pa.string()) for k, v in columns.items()})
+        yield min(1.0, (start + step) / len(rows)), batch
+
+
+def normalize_conversations(batch: pa.RecordBatch) -> pa.Array:
+    """The batch's conversation column as list<struct<role, content>>, whatever shape it came in."""
+    name = next((n for n in CONVERSATION_COLUMNS if n in batch.schema.names), None)
+    if name is None:
+        return pa.nulls(batch.num_rows, CONVERSATION_TYPE)
+    column = batch.column(name)
+    kind = column.type
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        item = kind.value_type
+        if pa.types.is_struct(item):
+            fields = {item.field(i).name for i in range(item.num_fields)}
+            text_like = ("content" in fields and _is_text(item.field("content").type)) or (
+                "value" in fields and _is_text(item.field("value").type)
+            )
+            if text_like and ("role" in fields or "from" in fields):
+                return _rebuild_struct_list(column, fields)
+    if pa.types.is_null(kind):
+        return pa.nulls(batch.num_rows, CONVERSATION_TYPE)
+    return pa.array([_python_conversation(v) for v in column.to_pylist()], CONVERSATION_TYPE)
+
+
+def _is_text(kind: pa.DataType) -> bool:
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind)
+
+
+def _rebuild_struct_list(column: pa.Array, fields: set[str]) -> pa.Array:
+    """Fast path: rename/cast the struct children without touching the text in Python."""
+    values = column.values
+    if "role" in fields:
+        role = values.field("role").cast(pa.string())
+    else:
+        role = values.field("from").cast(pa.string())
+        mapping = pa.array(list(SHAREGPT_ROLES), pa.string())
+        index = pc.index_in(role, value_set=mapping)
+        mapped = pc.take(pa.array(list(SHAREGPT_ROLES.values()), pa.string()), index)
+        role = pc.coalesce(mapped, role)
+    content = values.field("content" if "content" in fields else "value").cast(pa.string())
+    role = pc.fill_null(role, "unknown")
+    content = pc.fill_null(content, "")
+    messages = pa.StructArray.from_arrays([role, content], fields=list(MESSAGE_TYPE))
+    offsets = column.offsets.cast(pa.int32())
+    return pa.ListArray.from_arrays(offsets, messages, type=CONVERSATION_TYPE, mask=column.is_null())
+
+
+def _python_conversation(value) -> list[dict] | None:
+    """Slow path for odd shapes: JSON strings, content as a list of parts, sharegpt dicts, bare strings."""
+    if value is None:
+        return None
+    if isinstance(value, (bytes, str)):
+        try:
+            value = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return [{"role": "unknown", "content": _as_text(value) or ""}]
+    if isinstance(value, dict):
+        value = value.get("messages") or value.get("conversations") or [value]
+    if not isinstance(value, list):
+        return [{"role": "unknown", "content": _as_text(value) or ""}]
+    messages = []
+    for item in value:
+        if isinstance(item, dict):
+            role = item.get("role") or SHAREGPT_ROLES.get(str(item.get("from")), item.get("from")) or "unknown"
+            content = item.get("content", item.get("value"))
+            messages.append({"role": str(role), "content": _content_text(content)})
+        else:
+            messages.append({"role": "unknown", "content": _content_text(item)})
+    return messages
+
+
+def _content_text(content) -> str:
+    """Message content as text: a list of parts keeps its text parts and names the others."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                parts.append(part["text"])
+            elif isinstance(part, dict) and part.get("type"):
+                parts.append(f"[{part['type']} part]")
+            else:
+                parts.append(_as_text(part) or "")
+        return "\n".join(parts)
+    return _as_text(content) or ""
+
+
+def _as_text(value) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return str(value)
+
+
+def _string_column(batch: pa.RecordBatch, name: str) -> pa.Array:
+    if name not in batch.schema.names:
+        return pa.nulls(batch.num_rows, pa.string())
+    column = batch.column(name)
+    if _is_text(column.type):
+        return column.cast(pa.string())
+    try:
+        return column.cast(pa.string())
+    except (pa.ArrowNotImplementedError, pa.ArrowInvalid):
+        return pa.array([_as_text(v) for v in column.to_pylist()], pa.string())
+
+
+def _meta_batch(batch: pa.RecordBatch, conversation: pa.Array, verifier: pa.Array, file_index: int) -> pa.RecordBatch:
+    """Short columns plus per-row sizes computed on the Arrow buffers (no Python loop over rows)."""
+    columns = {name: _string_column(batch, name) for name in META_COLUMNS}
+    number = pc.extract_regex(columns["episode"], r"(?P<n>\d+)\s*$").field("n")
+    columns["episode_num"] = pc.fill_null(pc.cast(number, pa.int32()), -1)
+    n_messages = pc.fill_null(pc.list_value_length(conversation), 0).to_numpy(zero_copy_only=False)
+    offsets = conversation.offsets.to_numpy(zero_copy_only=False).astype(np.int64)
+    lengths = pc.fill_null(pc.binary_length(conversation.values.field("content")), 0).to_numpy(zero_copy_only=False)
+    cumulative = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)])
+    starts, ends = offsets[:-1], offsets[1:]
+    columns["n_messages"] = pa.array(n_messages.astype(np.int32))
+    columns["n_bytes"] = pa.array(cumulative[ends] - cumulative[starts])
+    columns["first_bytes"] = pa.array(cumulative[np.minimum(starts + 1, ends)] - cumulative[starts])
+    columns["verifier_bytes"] = pc.fill_null(pc.binary_length(verifier), 0).cast(pa.int64())
+    columns["file"] = pa.array(np.full(batch.num_rows, file_index, dtype=np.int16))
+    return pa.record_batch(columns)
+
+
+def _dictionary_encode(table: pa.Table) -> pa.Table:
+    """Dictionary codes make facet counts a bincount; the date stays plain (it is near-unique)."""
+    for name in META_COLUMNS:
+        if name in ("date", "episode"):
+            continue
+        index = table.schema.get_field_index(name)
+        table = table.set_column(index, name, pc.dictionary_encode(table.column(name)).combine_chunks())
+    return table
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return (text[0] if text else type(exc).__name__)[:200]

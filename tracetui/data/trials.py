@@ -1,0 +1,230 @@
+"""Group episode rows into trials, with numpy on dictionary codes (no Python loop over rows).
+
+A trial is one attempt at one task. Its key is (run_id, trial_name, task, model, agent); when several
+trials share a key (null or normalized names, as in Harbor's golden files) the export order splits them:
+a trial's main rows come together with rising episode numbers, so a repeated or falling episode number
+starts the next trial. Sub-agent rows (`trace_source` other than `main`) attach to their key's trial.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .dataset import Dataset
+
+OUTCOMES = ("pass", "partial", "fail", "error", "unknown")
+PASS, PARTIAL, FAIL, ERROR, UNKNOWN = range(5)
+LABEL_COLUMNS = ("agent", "model", "model_provider", "task", "result", "run_id", "trial_name", "trace_source")
+KEY_COLUMNS = ("run_id", "trial_name", "task", "model", "agent")
+
+
+def outcome_of(result: str | None) -> tuple[int, float]:
+    """(outcome class, reward) of a `result` value: a reward string, an exception name, or null."""
+    if result is None or not result.strip():
+        return UNKNOWN, math.nan
+    try:
+        reward = float(result)
+    except ValueError:
+        return ERROR, math.nan
+    if math.isnan(reward):
+        return UNKNOWN, math.nan
+    if reward >= 1.0:
+        return PASS, reward
+    return (PARTIAL, reward) if reward > 0.0 else (FAIL, reward)
+
+
+@dataclass(slots=True)
+class Trials:
+    """Per-trial arrays (index = trial id) and the CSR lists of each trial's rows."""
+
+    dataset: np.ndarray  # int16: which opened dataset the trial comes from
+    labels: dict[str, list[str | None]]  # global label lists per LABEL_COLUMNS column
+    codes: dict[str, np.ndarray]  # int32 codes into labels, per LABEL_COLUMNS column
+    outcome: np.ndarray  # int8, an index into OUTCOMES
+    reward: np.ndarray  # float64, nan when there is none
+    episodes: np.ndarray  # int32: number of main episode rows
+    messages: np.ndarray  # int32: messages in the rebuilt history
+    size: np.ndarray  # int64: bytes of text in the rebuilt history
+    restarts: np.ndarray  # int16: context summarizations (history restarts)
+    date: list[str]
+    main_offsets: np.ndarray  # trial t's main rows are main_rows[main_offsets[t]:main_offsets[t+1]]
+    main_rows: np.ndarray  # dataset-local row numbers, sorted by episode
+    sub_offsets: np.ndarray
+    sub_rows: np.ndarray
+    sub_sources: np.ndarray  # int32 codes into labels["trace_source"], one per entry of sub_rows
+
+    def __len__(self) -> int:
+        return len(self.dataset)
+
+    def label(self, column: str, trial: int) -> str | None:
+        code = int(self.codes[column][trial])
+        return self.labels[column][code] if code >= 0 else None
+
+    def rows(self, trial: int) -> np.ndarray:
+        return self.main_rows[self.main_offsets[trial] : self.main_offsets[trial + 1]]
+
+    def sub_agent_rows(self, trial: int) -> list[tuple[int, str | None]]:
+        """(row, trace_source) of the trial's sub-agent rows."""
+        lo, hi = self.sub_offsets[trial], self.sub_offsets[trial + 1]
+        sources = self.labels["trace_source"]
+        return [(int(r), sources[c] if c >= 0 else None) for r, c in zip(self.sub_rows[lo:hi], self.sub_sources[lo:hi])]
+
+
+def build_trials(datasets: list[Dataset]) -> Trials:
+    parts = [_group(index, ds) for index, ds in enumerate(datasets)]
+    labels: dict[str, list[str | None]] = {}
+    codes: dict[str, np.ndarray] = {}
+    sub_sources = []
+    for column in LABEL_COLUMNS:
+        merged: dict[str | None, int] = {}
+        remapped = []
+        for part in parts:
+            local = part.labels[column]
+            remap = np.array([merged.setdefault(v, len(merged)) for v in local] + [-1], dtype=np.int32)
+            remapped.append(remap[part.codes[column]])  # code -1 picks the trailing -1
+            if column == "trace_source":
+                sub_sources.append(remap[part.sub_sources])
+        labels[column] = list(merged)
+        codes[column] = np.concatenate(remapped) if remapped else np.zeros(0, np.int32)
+    outcome_by_label = [outcome_of(v) for v in labels["result"]] + [(UNKNOWN, math.nan)]
+    outcome_table = np.array([o for o, _ in outcome_by_label], dtype=np.int8)
+    reward_table = np.array([r for _, r in outcome_by_label], dtype=np.float64)
+    result = codes["result"]
+    return Trials(
+        dataset=np.concatenate([p.dataset for p in parts]),
+        labels=labels,
+        codes=codes,
+        outcome=outcome_table[result],
+        reward=reward_table[result],
+        episodes=np.concatenate([p.episodes for p in parts]),
+        messages=np.concatenate([p.messages for p in parts]),
+        size=np.concatenate([p.size for p in parts]),
+        restarts=np.concatenate([p.restarts for p in parts]),
+        date=[d for p in parts for d in p.date],
+        main_offsets=_concat_offsets([p.main_offsets for p in parts]),
+        main_rows=np.concatenate([p.main_rows for p in parts]),
+        sub_offsets=_concat_offsets([p.sub_offsets for p in parts]),
+        sub_rows=np.concatenate([p.sub_rows for p in parts]),
+        sub_sources=np.concatenate(sub_sources),
+    )
+
+
+def _concat_offsets(offsets: list[np.ndarray]) -> np.ndarray:
+    out = [np.zeros(1, np.int64)]
+    base = 0
+    for item in offsets:
+        out.append(item[1:] + base)
+        base += int(item[-1])
+    return np.concatenate(out)
+
+
+def _codes(column: pa.ChunkedArray) -> tuple[np.ndarray, list]:
+    array = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    if not pa.types.is_dictionary(array.type):
+        array = pc.dictionary_encode(array)
+    codes = pc.fill_null(array.indices, -1).to_numpy(zero_copy_only=False).astype(np.int32)
+    return codes, array.dictionary.to_pylist()
+
+
+def _group(dataset_index: int, ds: Dataset) -> Trials:
+    meta = ds.meta
+    n = meta.num_rows
+    codes, labels = {}, {}
+    for column in LABEL_COLUMNS:
+        codes[column], labels[column] = _codes(meta.column(column))
+    episode = meta.column("episode_num").to_numpy()
+    n_messages = meta.column("n_messages").to_numpy().astype(np.int64)
+    n_bytes = meta.column("n_bytes").to_numpy()
+    first_bytes = meta.column("first_bytes").to_numpy()
+    source_labels = labels["trace_source"]
+    main_label = np.array([v in (None, "main") for v in source_labels] + [True])
+    is_main = main_label[codes["trace_source"]]
+
+    key_matrix = np.stack([codes[c] for c in KEY_COLUMNS], axis=1)
+    _, key = np.unique(key_matrix, axis=0, return_inverse=True)
+    key = key.reshape(-1).astype(np.int64)
+
+    # Main rows: order by (key, export order); split repeated keys where the episode number falls.
+    main = np.nonzero(is_main)[0]
+    order = main[np.lexsort((main, key[main]))]
+    k, ep = key[order], episode[order]
+    pairs = np.unique(k * (int(episode.max(initial=0)) + 2) + ep + 1)
+    rows_per_key = np.bincount(k, minlength=key.max(initial=0) + 1)
+    unique_per_key = np.bincount(pairs // (int(episode.max(initial=0)) + 2), minlength=len(rows_per_key))
+    repeated_key = rows_per_key > unique_per_key
+    new_trial = np.ones(len(order), dtype=bool)
+    if len(order) > 1:
+        same_key = k[1:] == k[:-1]
+        falls = ep[1:] <= ep[:-1]
+        new_trial[1:] = ~same_key | (repeated_key[k[1:]] & falls)
+    trial_of = np.cumsum(new_trial) - 1
+    # Within a trial, rows go by episode number (datasets may be shuffled).
+    within = np.lexsort((order, ep, trial_of))
+    main_rows, trial_sorted = order[within], trial_of[within]
+    count = int(trial_sorted[-1]) + 1 if len(trial_sorted) else 0
+    starts = np.searchsorted(trial_sorted, np.arange(count))
+    main_offsets = np.append(starts, len(main_rows)).astype(np.int64)
+    trial_key = key[main_rows[starts]] if count else np.zeros(0, np.int64)
+
+    # History size without reading text: a longer row extends the previous one; a shorter one
+    # restarts after a summarization and keeps only the first prompt.
+    sizes = n_messages[main_rows]
+    first = np.zeros(len(main_rows), dtype=bool)
+    first[starts] = True
+    prev = np.roll(sizes, 1)
+    prev_bytes = np.roll(n_bytes[main_rows], 1)
+    restart = ~first & (sizes <= prev)
+    new_messages = np.where(first, sizes, np.where(restart, sizes - 1, sizes - prev))
+    new_bytes = np.where(
+        first,
+        n_bytes[main_rows],
+        np.where(restart, n_bytes[main_rows] - first_bytes[main_rows], n_bytes[main_rows] - prev_bytes),
+    )
+    messages = np.add.reduceat(np.maximum(new_messages, 0), starts) if count else np.zeros(0, np.int64)
+    size = np.add.reduceat(np.maximum(new_bytes, 0), starts) if count else np.zeros(0, np.int64)
+    restarts = np.add.reduceat(restart.astype(np.int64), starts) if count else np.zeros(0, np.int64)
+
+    # Sub-agent rows join the trial of their key; among trials sharing a key, one that restarted.
+    subs = np.nonzero(~is_main)[0]
+    key_to_trial = np.full(int(key.max(initial=0)) + 1, -1, dtype=np.int64)
+    key_to_trial[trial_key] = np.arange(count)
+    key_to_trial[trial_key[restarts > 0]] = np.arange(count)[restarts > 0]
+    owner = key_to_trial[key[subs]] if len(subs) else np.zeros(0, np.int64)
+    trial_rows = main_rows[main_offsets[1:] - 1] if count else np.zeros(0, np.int64)
+    orphans = subs[owner < 0]
+    if len(orphans):  # sub-agent rows whose main rows are missing make trials of their own
+        orphan_keys, orphan_trial = np.unique(key[orphans], return_inverse=True)
+        orphan_trial = orphan_trial.reshape(-1)
+        owner[owner < 0] = count + orphan_trial
+        extra = len(orphan_keys)
+        trial_rows = np.concatenate([trial_rows, orphans[np.unique(orphan_trial, return_index=True)[1]]])
+        main_offsets = np.append(main_offsets, np.full(extra, len(main_rows)))
+        messages, size, restarts = (np.append(a, np.zeros(extra, np.int64)) for a in (messages, size, restarts))
+        count += extra
+    sub_order = np.lexsort((subs, owner))
+    sub_rows, sub_owner = subs[sub_order], owner[sub_order]
+    sub_offsets = np.searchsorted(sub_owner, np.arange(count + 1)).astype(np.int64)
+
+    dates = meta.column("date").take(pa.array(trial_rows)).to_pylist() if count else []
+    return Trials(
+        dataset=np.full(count, dataset_index, dtype=np.int16),
+        labels={c: labels[c] for c in LABEL_COLUMNS},
+        codes={c: codes[c][trial_rows] for c in LABEL_COLUMNS},
+        outcome=np.zeros(0, np.int8),
+        reward=np.zeros(0),
+        episodes=np.diff(main_offsets).astype(np.int32),
+        messages=messages.astype(np.int32),
+        size=size.astype(np.int64),
+        restarts=restarts.astype(np.int16),
+        date=[d or "" for d in dates],
+        main_offsets=main_offsets,
+        main_rows=main_rows,
+        sub_offsets=sub_offsets,
+        sub_rows=sub_rows,
+        sub_sources=codes["trace_source"][sub_rows],
+    )

@@ -1,0 +1,37 @@
+"""The unit the conversation view lays out: a block of sanitized text with deferred styling.
+
+Renderers turn a message into blocks; the view wraps `text` cheaply to know heights, and calls
+`styler` only for blocks that scroll into view, so highlighting never runs on hidden content.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from rich.text import Text
+
+
+@dataclass(eq=False, slots=True)
+class Block:
+    text: str
+    """Plain text as shown: sanitized (no control characters but newlines) and already cut."""
+    style: str = ""
+    """Base Rich style for the whole block (applied beneath the styler's spans)."""
+    styler: Callable[[], Text] | None = None
+    """Returns a Text whose `.plain == text`, with highlighting; called lazily, at most once."""
+    indent: int = 0
+    """Cells of left padding on every line."""
+    wrap: bool = True
+    """Word-wrap (prose) when True; hard-wrap at the cell width (code, terminal output) when False."""
+    action: str | None = None
+    """What Enter does on this block, e.g. "think" (toggle reasoning) or "expand" (show all lines)."""
+    message: int = -1
+    """Index of the message this block belongs to in the trial history; -1 for trial-level blocks."""
+
+    def styled(self) -> Text:
+        """The block's Text with its base style and any highlighting (never parses markup)."""
+        text = self.styler() if self.styler is not None else Text(self.text)
+        if self.style:
+            text.stylize_before(self.style)
+        return text
