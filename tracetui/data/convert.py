@@ -307,7 +307,7 @@ def _string_column(batch: pa.RecordBatch, name: str) -> pa.Array:
 def _meta_batch(batch: pa.RecordBatch, conversation: pa.Array, verifier: pa.Array, file_index: int) -> pa.RecordBatch:
     """Short columns plus per-row sizes computed on the Arrow buffers (no Python loop over rows)."""
     columns = {name: _string_column(batch, name) for name in META_COLUMNS}
-    number = pc.extract_regex(columns["episode"], r"(?P<n>\d+)\s*$").field("n")
+    number = pc.struct_field(pc.extract_regex(columns["episode"], r"(?P<n>\d+)\s*$"), "n")
     columns["episode_num"] = pc.fill_null(pc.cast(number, pa.int32()), -1)
     n_messages = pc.fill_null(pc.list_value_length(conversation), 0).to_numpy(zero_copy_only=False)
     offsets = conversation.offsets.to_numpy(zero_copy_only=False).astype(np.int64)

@@ -17,6 +17,7 @@ from .dataset import Dataset
 from .facets import FacetIndex
 from .history import rebuild_history
 from .model import TrialHistory
+from .ordering import Ordering
 from .sources import ResolvedSource, SourceSpec, resolve
 from .trials import OUTCOMES, Trials, build_trials
 
@@ -51,6 +52,7 @@ class Session:
         names = _unique_names([ds.source.short_name for ds in datasets])
         self.dataset_names = names
         self.facets = FacetIndex(self.trials, names)
+        self.ordering = Ordering(self.trials)
         self._histories: OrderedDict[int, TrialHistory] = OrderedDict()
 
     @property

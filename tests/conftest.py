@@ -1,0 +1,70 @@
+"""Shared fixtures: the golden Harbor rows, an isolated cache/config/data dir, small dataset writers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+GOLDEN = Path(__file__).parent / "fixtures" / "harbor-golden"
+
+
+@pytest.fixture(autouse=True)
+def isolated_dirs(tmp_path_factory, monkeypatch):
+    """No test reads or writes the user's real cache, config or data dirs, or the network."""
+    base = tmp_path_factory.mktemp("xdg")
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(base / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(base / "data"))
+    monkeypatch.setenv("HF_HOME", str(base / "hf"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    return base
+
+
+@pytest.fixture
+def golden_dir() -> Path:
+    return GOLDEN
+
+
+def golden_rows(name: str) -> list[dict]:
+    return json.loads((GOLDEN / name).read_text())
+
+
+def conversation(*pairs: tuple[str, str]) -> list[dict]:
+    return [{"role": role, "content": content} for role, content in pairs]
+
+
+def trial_rows(task: str, trial: str, episodes: int, result: str | None, model: str = "m/x", run: str = "run-1", verifier: str | None = None) -> list[dict]:
+    """Nested-prefix rows of one trial: episode K has 2K+2 messages."""
+    history = [("user", f"prompt for {task}")]
+    rows = []
+    for k in range(episodes):
+        history = history + [("assistant", f"{trial} reply {k}")]
+        rows.append(
+            {
+                "conversations": conversation(*history),
+                "agent": "terminus-2",
+                "model": model,
+                "model_provider": model.split("/")[0],
+                "date": f"2026-07-{10 + k % 9:02d}T10:00:00Z",
+                "task": task,
+                "episode": f"episode-{k}",
+                "run_id": run,
+                "trial_name": trial,
+                "result": result,
+                "verifier_output": verifier,
+                "trace_source": "main",
+            }
+        )
+        history = history + [("user", f"New Terminal Output:\n{trial} out {k}")]
+    return rows
+
+
+def write_parquet(path: Path, rows: list[dict], schema: pa.Schema | None = None) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), path)
+    return path

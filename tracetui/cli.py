@@ -1,0 +1,165 @@
+"""Command line: `tracetui SOURCE…` opens the app; subcommands do the rest without a UI.
+
+Every user error ends as one line on stderr and exit code 2 (`--debug` shows the traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from . import __version__
+from .data.errors import SourceError
+
+COMMANDS = ("demo",)
+EXAMPLES = """\
+examples:
+  tracetui laion/a1-e2egit-tb2-leonardo-20260731          a Hugging Face dataset id
+  tracetui hf://datasets/org/name/data/train-*.parquet    an hf:// path
+  tracetui ./traces.parquet ./runs/ traces.jsonl          local files and folders (one session)
+  tracetui demo                                           the bundled demo dataset (no network)
+  tracetui demo --rows 4000 --out ./demo                  write a demo dataset and exit
+
+environment: HF_HOME, HF_TOKEN, HF_HUB_OFFLINE=1 (use the HF cache only),
+             TRACETUI_CACHE_DIR (where converted datasets are kept; default ~/.cache/tracetui)
+"""
+
+
+def _source_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--split", default="train", help="dataset split (default: train)")
+    parser.add_argument("--revision", help="hub revision: branch, tag or commit")
+    parser.add_argument("--config", help="dataset config (subset) name")
+
+
+def _view_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--filter",
+        action="append",
+        default=[],
+        metavar="FACET=VALUE",
+        help="preselect a filter value, e.g. model=gpt-4o or result=0.0 or outcome=fail (repeatable)",
+    )
+    parser.add_argument("--trial", metavar="NAME", help="open this trial (trial_name or task) first")
+
+
+def open_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tracetui",
+        description="Read and triage datasets of coding-agent traces in the terminal.\n\n"
+        "commands:\n  demo      open (or write) the bundled demo dataset",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("sources", nargs="+", metavar="SOURCE", help="hub id, hf:// path, file or folder")
+    _source_options(parser)
+    _view_options(parser)
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    parser.add_argument("--version", action="version", version=f"tracetui {__version__}")
+    return parser
+
+
+def demo_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tracetui demo", description="Open the bundled demo dataset, or write one.")
+    parser.add_argument("--rows", type=int, default=None, help="rows to generate (default: the bundled size)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (the data is deterministic)")
+    parser.add_argument("--out", type=Path, help="write the dataset here (hub layout) and exit")
+    _view_options(parser)
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    return parser
+
+
+def parse_filters(values: list[str]):
+    from .data.facets import FilterState
+
+    selected: dict[str, set[str]] = {}
+    for value in values:
+        name, sep, label = value.partition("=")
+        if not sep or not name.strip():
+            raise SourceError(f"--filter {value!r}: expected FACET=VALUE, e.g. model=gpt-4o")
+        name = {"provider": "model_provider", "source": "trace_source"}.get(name.strip(), name.strip())
+        selected.setdefault(name, set()).add(label)
+    return FilterState({k: frozenset(v) for k, v in selected.items()})
+
+
+def run_app(sources, args) -> int:
+    from .ui.app import StartOptions, TraceApp
+
+    app = TraceApp(sources, StartOptions(parse_filters(args.filter), args.trial))
+    app.run()
+    return app.return_code or 0
+
+
+def cmd_open(argv: list[str]) -> int:
+    args = open_parser().parse_args(argv)
+    return _guarded(args, lambda: _open(args))
+
+
+def _open(args) -> int:
+    from .data.session import prepare
+    from .data.sources import SourceSpec
+
+    specs = [SourceSpec(s, args.split, args.revision, args.config) for s in args.sources]
+    parse_filters(args.filter)  # fail before any download on a malformed filter
+    return run_app(prepare(specs), args)
+
+
+def cmd_demo(argv: list[str]) -> int:
+    args = demo_parser().parse_args(argv)
+    return _guarded(args, lambda: _demo(args))
+
+
+def _demo(args) -> int:
+    from .data import demo
+    from .data.cache import cache_root
+    from .data.session import prepare
+    from .data.sources import SourceSpec
+
+    rows = args.rows or demo.DEFAULT_ROWS
+    if rows <= 0:
+        raise SourceError("--rows must be positive")
+    if args.out is not None:
+        demo.write_demo(args.out, rows=rows, seed=args.seed, progress=_print_progress)
+        print(f"\nwrote {rows:,} rows to {args.out}", file=sys.stderr)
+        return 0
+    folder = cache_root() / f"demo-{rows}-{args.seed}-v{__version__}"
+    if not (folder / ".complete").exists():
+        demo.write_demo(folder, rows=rows, seed=args.seed)
+        (folder / ".complete").touch()
+    return run_app(prepare([SourceSpec(str(folder))]), args)
+
+
+def _print_progress(done: int, total: int) -> None:
+    if sys.stderr.isatty():
+        print(f"\r{done:,}/{total:,} rows", end="", file=sys.stderr, flush=True)
+
+
+def _guarded(args, run) -> int:
+    """One clear line and exit code 2 for user errors; tracebacks only with --debug."""
+    try:
+        return run()
+    except SourceError as exc:
+        if args.debug:
+            raise
+        print(f"tracetui: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # an unexpected failure still gets one line, never a wall of text
+        if args.debug:
+            raise
+        print(f"tracetui: {type(exc).__name__}: {exc} (run with --debug for details)", file=sys.stderr)
+        return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    if argv and argv[0] == "demo":
+        return cmd_demo(argv[1:])
+    return cmd_open(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

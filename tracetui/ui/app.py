@@ -1,0 +1,79 @@
+"""The Textual app: opens the session in a worker, then shows the triage screen."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from textual import work
+from textual.app import App
+from textual.worker import get_current_worker
+
+from ..data.errors import SourceError
+from ..data.facets import FilterState
+from ..data.session import Session, open_session
+from ..data.sources import ResolvedSource
+from .commands import ActionCommands
+from .screens.loading import LoadingScreen
+from .screens.triage import TriageScreen
+
+
+class Cancelled(Exception):
+    """Raised from the progress callback to stop a conversion when the user leaves."""
+
+
+@dataclass(slots=True)
+class StartOptions:
+    """What the command line asked for besides the sources."""
+
+    filters: FilterState = field(default_factory=FilterState)
+    trial: str | None = None
+
+
+class TraceApp(App):
+    CSS_PATH = Path(__file__).with_name("app.tcss")
+    TITLE = "tracetui"
+    COMMANDS = App.COMMANDS | {ActionCommands}
+    ENABLE_COMMAND_PALETTE = True
+
+    def __init__(self, sources: list[ResolvedSource], options: StartOptions | None = None) -> None:
+        super().__init__()
+        self.sources = sources
+        self.options = options or StartOptions()
+        self.session: Session | None = None
+
+    def on_mount(self) -> None:
+        title = ", ".join(s.dataset_id for s in self.sources)
+        self.push_screen(LoadingScreen(title))
+        self.load()
+
+    @work(thread=True, exclusive=True, name="open-session")
+    def load(self) -> None:
+        worker = get_current_worker()
+
+        def progress(fraction: float, message: str) -> None:
+            if worker.is_cancelled:
+                raise Cancelled()
+            self.call_from_thread(self._progress, fraction, message)
+
+        try:
+            session = open_session(self.sources, progress)
+        except Cancelled:
+            return
+        except SourceError as exc:
+            self.call_from_thread(self.exit, None, 2, f"tracetui: {exc}")
+            return
+        self.call_from_thread(self._loaded, session)
+
+    def _progress(self, fraction: float, message: str) -> None:
+        if isinstance(self.screen, LoadingScreen):
+            self.screen.progress(fraction, message)
+
+    def _loaded(self, session: Session) -> None:
+        self.session = session
+        trial = None
+        if self.options.trial:
+            trial = session.find_trial(self.options.trial)
+            if trial is None:
+                self.notify(f"No trial named {self.options.trial!r}", severity="warning")
+        self.switch_screen(TriageScreen(session, self.options.filters, trial))

@@ -1,0 +1,51 @@
+"""Small display helpers shared by the widgets (badges, sizes, short names)."""
+
+from __future__ import annotations
+
+from rich.cells import cell_len, set_cell_size
+from rich.style import Style
+
+from ..render.safe_text import sanitize
+
+OUTCOME_BADGES = {
+    "pass": ("✔", Style(color="green", bold=True)),
+    "partial": ("◐", Style(color="yellow", bold=True)),
+    "fail": ("✘", Style(color="red", bold=True)),
+    "error": ("⚠", Style(color="magenta", bold=True)),
+    "unknown": ("?", Style(dim=True)),
+}
+
+
+def human_size(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GB"
+
+
+def short_model(model: str) -> str:
+    """`hosted_vllm/DCAgent/a1-e2egit` → `a1-e2egit`: the provider and org add nothing in a list."""
+    return model.rstrip("/").rsplit("/", 1)[-1] if model else "—"
+
+
+def fit(text: str, width: int) -> str:
+    """Sanitized `text` cut to `width` cells with an ellipsis, padded to exactly `width` cells.
+
+    Labels come from the data, so they go through the same sanitizer as message content.
+    """
+    if width <= 0:
+        return ""
+    text = sanitize(text).replace("\n", " ")
+    if cell_len(text) > width:
+        return set_cell_size(text, width - 1) + "…"
+    return set_cell_size(text, width)
+
+
+def result_text(result: str | None, reward: float) -> str:
+    if result is None:
+        return "no result"
+    if reward == reward:  # not nan
+        return f"reward {result}"
+    return result

@@ -1,0 +1,61 @@
+"""The help screen (`?`, F1): every binding, generated from the keymap so it is always true."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from .. import keymap
+
+
+def key_names(binding: Binding) -> str:
+    names = []
+    for key in binding.key.split(","):
+        key = key.strip()
+        names.append(
+            {
+                "question_mark": "?",
+                "slash": "/",
+                "left_square_bracket": "[",
+                "right_square_bracket": "]",
+                "plus": "+",
+                "minus": "-",
+            }.get(key, key)
+        )
+    return " / ".join(names)
+
+
+def bindings_table() -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold cyan", no_wrap=True)
+    table.add_column()
+    for section, bindings in keymap.SECTIONS.items():
+        table.add_row(Text(section, style="bold underline"), "")
+        seen = set()
+        for binding in bindings:
+            if binding.action in seen:
+                continue
+            seen.add(binding.action)
+            table.add_row(Text(key_names(binding)), Text(binding.description or binding.action))
+        table.add_row("", "")
+    table.add_row(Text("Mouse", style="bold underline"), "")
+    table.add_row(Text("click / double-click"), Text("select / open a trial or toggle a filter value"))
+    table.add_row(Text("wheel"), Text("scroll the pane under the pointer"))
+    return table
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss", "Close")]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-body"):
+            yield Static(Text("tracetui keys", style="bold"), id="help-title")
+            yield Static(bindings_table(), id="help-table")
+
+    def action_dismiss(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,34 @@
+"""Shown while a session opens: conversion progress on first open, and a way out (Esc / q)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Center, Middle
+from textual.screen import Screen
+from textual.widgets import ProgressBar, Static
+
+
+class LoadingScreen(Screen):
+    BINDINGS = [Binding("escape,q", "cancel", "Cancel")]
+
+    def __init__(self, title: str) -> None:
+        super().__init__()
+        self.title_text = title
+
+    def compose(self) -> ComposeResult:
+        with Middle():
+            with Center():
+                yield Static(Text(f"Opening {self.title_text}", style="bold"), id="loading-title")
+            with Center():
+                yield ProgressBar(total=1.0, show_eta=False, id="loading-bar")
+            with Center():
+                yield Static("", id="loading-detail")
+
+    def progress(self, fraction: float, message: str) -> None:
+        self.query_one(ProgressBar).update(progress=fraction)
+        self.query_one("#loading-detail", Static).update(Text(message, style="dim"))
+
+    def action_cancel(self) -> None:
+        self.app.exit(return_code=130, message="cancelled")

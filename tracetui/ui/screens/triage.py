@@ -1,0 +1,319 @@
+"""The triage screen: filter sidebar, trial list, conversation pane and verifier panel.
+
+The screen owns the view state (filters, sort, selected trial) and turns it into data-layer calls;
+the widgets only display what they are given.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input
+
+from ...data.facets import FilterState
+from ...data.ordering import SORT_KEYS
+from ...data.session import Session
+from .. import keymap
+from ..format import human_size, result_text, short_model
+from ..widgets.bars import InfoBar, PromptBar
+from ..widgets.conversation import ConversationView
+from ..widgets.cursor_list import CursorList
+from ..widgets.facet_list import FacetList
+from ..widgets.trial_list import TrialList
+from ..widgets.verifier_panel import VerifierPanel
+
+ALWAYS_SHOWN = ("outcome", "result", "model", "task")
+SHOWN_WHEN_VARIED = ("agent", "model_provider", "trace_source", "dataset")
+
+
+class TriageScreen(Screen):
+    BINDINGS = keymap.APP
+
+    def __init__(self, session: Session, state: FilterState | None = None, trial: int | None = None) -> None:
+        super().__init__()
+        self.session = session
+        self.state = state or FilterState()
+        self.sort_key = "task"
+        self.sort_reverse = False
+        self.trial: int | None = None
+        self._start_trial = trial
+        self._subagent = -1  # -1: the main history; else an index into history.subagents
+        self.verifier_height = 12
+
+    def compose(self) -> ComposeResult:
+        yield InfoBar(id="header")
+        with Horizontal(id="body"):
+            with Vertical(id="sidebar"):
+                yield Input(placeholder="task / trial name…", id="name-filter")
+                yield FacetList(id="facets")
+            with Vertical(id="main"):
+                with Vertical(id="list-pane"):
+                    yield InfoBar(id="list-header")
+                    yield TrialList(self.session, id="trials")
+                yield ConversationView(id="conversation")
+                yield VerifierPanel(id="verifier")
+        yield PromptBar(id="prompt")
+        yield InfoBar(id="status")
+        yield Footer()
+
+    # --- shortcuts -----------------------------------------------------------------------------
+    @property
+    def trial_list(self) -> TrialList:
+        return self.query_one(TrialList)
+
+    @property
+    def conversation(self) -> ConversationView:
+        return self.query_one(ConversationView)
+
+    @property
+    def verifier(self) -> VerifierPanel:
+        return self.query_one(VerifierPanel)
+
+    @property
+    def facet_list(self) -> FacetList:
+        return self.query_one(FacetList)
+
+    def on_mount(self) -> None:
+        facets = self.session.facets
+        totals = facets.apply(FilterState()).counts
+        shown = [facets.facets[n] for n in ALWAYS_SHOWN]
+        shown += [
+            facets.facets[n] for n in SHOWN_WHEN_VARIED if int(np.count_nonzero(totals[n])) > 1
+        ]
+        self.facet_list.state = self.state
+        self.facet_list.set_facets(shown, totals)
+        self.query_one("#name-filter", Input).value = self.state.text
+        self.query_one("#verifier").styles.height = self.verifier_height
+        self.apply_filters(keep=self._start_trial)
+        self.trial_list.focus()
+
+    # --- filtering and sorting -----------------------------------------------------------------
+    def apply_filters(self, keep: int | None = None) -> None:
+        result = self.session.facets.apply(self.state)
+        order = self.session.ordering.sort(result.visible, self.sort_key, self.sort_reverse)
+        self.trial_list.set_order(order, keep=keep if keep is not None else self.trial)
+        self.facet_list.update(result, self.state)
+        self._update_list_header()
+        self._update_header(order)
+        if not len(order):
+            self.trial = None
+            self.conversation.show((), None)
+            self.verifier.show(None, "unknown", None)
+            self.status("No trials match these filters (x clears them).")
+        else:
+            self._show_trial(self.trial_list.current_trial)
+
+    def _update_header(self, order: np.ndarray) -> None:
+        session = self.session
+        shown = len(order)
+        outcome = session.trials.outcome[order]
+        rated = np.count_nonzero(outcome != 4)
+        rate = f"{100 * np.count_nonzero(outcome == 0) / rated:.1f}%" if rated else "—"
+        sources = ", ".join(
+            ds.label + (f"@{ds.source.revision[:8]}" if ds.source.revision else "") for ds in session.datasets
+        )
+        filters = self.state.describe()
+        self.query_one("#header", InfoBar).show(
+            ("tracetui ", "bold"),
+            (sources, "cyan"),
+            f"  ·  {shown:,}/{len(session):,} trials  ·  {session.num_rows:,} rows  ·  pass ",
+            (rate, "bold green"),
+            *((("  ·  ", ""), (filters, "yellow")) if filters else ()),
+        )
+
+    def _update_list_header(self) -> None:
+        width = self.trial_list.scrollable_content_region.width or self.size.width
+        self.query_one("#list-header", InfoBar).update(self.trial_list.header(width, self.sort_key, self.sort_reverse))
+
+    def on_resize(self) -> None:
+        self._update_list_header()
+
+    @on(FacetList.Toggled)
+    def _toggled(self, event: FacetList.Toggled) -> None:
+        self.state = self.state.toggled(event.facet, event.label)
+        self.apply_filters()
+
+    @on(Input.Changed, "#name-filter")
+    def _name_changed(self, event: Input.Changed) -> None:
+        self.state = FilterState(self.state.selected, event.value)
+        self.apply_filters()
+
+    def action_clear_filters(self) -> None:
+        self.state = FilterState()
+        self.query_one("#name-filter", Input).value = ""
+        self.apply_filters()
+        self.status("Filters cleared.")
+
+    def action_cycle_sort(self) -> None:
+        self.sort_key = SORT_KEYS[(SORT_KEYS.index(self.sort_key) + 1) % len(SORT_KEYS)]
+        self.apply_filters()
+        self.status(f"Sorted by {self.sort_key}{' (reversed)' if self.sort_reverse else ''}.")
+
+    def action_sort_by(self, key: str) -> None:
+        if key in SORT_KEYS:
+            self.sort_key = key
+            self.apply_filters()
+            self.status(f"Sorted by {key}.")
+
+    def action_reverse_sort(self) -> None:
+        self.sort_reverse = not self.sort_reverse
+        self.apply_filters()
+        self.status(f"Sorted by {self.sort_key}{' (reversed)' if self.sort_reverse else ''}.")
+
+    # --- the selected trial --------------------------------------------------------------------
+    @on(CursorList.CursorMoved, "#trials")
+    def _trial_moved(self, event: CursorList.CursorMoved) -> None:
+        self._show_trial(self.trial_list.current_trial)
+
+    @on(TrialList.Opened)
+    def _opened(self) -> None:
+        self.conversation.focus()
+
+    def _show_trial(self, trial: int | None) -> None:
+        if trial is None or trial == self.trial:
+            return
+        self.trial = trial
+        self._subagent = -1
+        history = self.session.history(trial)
+        self.conversation.show(history.messages, history)
+        info = self.session.info(trial)
+        self.verifier.show(self.session.verifier_output(trial), info.outcome, info.result)
+        self._status_position()
+
+    def action_prev_trial(self) -> None:
+        self.trial_list.move_to(self.trial_list.cursor - 1)
+
+    def action_next_trial(self) -> None:
+        self.trial_list.move_to(self.trial_list.cursor + 1)
+
+    # --- conversation --------------------------------------------------------------------------
+    @on(ConversationView.Moved)
+    def _conversation_moved(self) -> None:
+        self._status_position()
+
+    def _status_position(self) -> None:
+        if self.trial is None:
+            return
+        info = self.session.info(self.trial)
+        conv = self.conversation
+        episode, episodes = conv.episode_position()
+        parts = [
+            (info.trial_name or info.task, "bold"),
+            f"  {short_model(info.model)}  {result_text(info.result, info.reward)}  ",
+        ]
+        if conv.title != "main":
+            parts.append((f"[sub-agent: {conv.title}]  ", "magenta"))
+        if episode is not None:
+            parts.append(f"episode {episode}/{episodes}  ")
+        if conv.messages:
+            parts.append(f"message {conv.current + 1}/{len(conv.messages)}  ")
+        parts.append((human_size(info.size), "dim"))
+        subs = len(conv.history.subagents) if conv.history else 0
+        if subs:
+            parts.append((f"  ·  {subs} sub-agent conversations (a)", "dim"))
+        self.query_one("#status", InfoBar).show(*parts)
+
+    def status(self, message: str) -> None:
+        self.query_one("#status", InfoBar).show((message, "italic"))
+
+    def action_prev_message(self) -> None:
+        self.conversation.next_message(-1)
+
+    def action_next_message(self) -> None:
+        self.conversation.next_message(+1)
+
+    def action_toggle_thinking(self) -> None:
+        self.conversation.toggle_thinking()
+        self.status("Reasoning " + ("unfolded." if self.conversation.think_all else "folded."))
+
+    def action_subagents(self) -> None:
+        """Cycle the conversation pane: main history → each sub-agent conversation → main."""
+        history = self.conversation.history
+        if history is None or not history.subagents:
+            self.status("This trial has no sub-agent conversations.")
+            return
+        self._subagent += 1
+        if self._subagent >= len(history.subagents):
+            self._subagent = -1
+            self.conversation.show(history.messages, history)
+        else:
+            sub = history.subagents[self._subagent]
+            self.conversation.show(sub.messages, history, title=sub.trace_source)
+        self._status_position()
+
+    # --- prompts -------------------------------------------------------------------------------
+    def action_find(self) -> None:
+        self.query_one(PromptBar).ask("find", "find in this conversation (Enter; Esc cancels)")
+
+    def action_goto_episode(self) -> None:
+        episodes = self.conversation.episode_position()[1]
+        self.query_one(PromptBar).ask("episode", f"go to episode (0–{max(0, episodes - 1)})")
+
+    @on(PromptBar.Submitted)
+    def _prompted(self, event: PromptBar.Submitted) -> None:
+        self.conversation.focus()
+        if not event.value:
+            return
+        if event.mode == "find":
+            count = self.conversation.find(event.value)
+            if count:
+                position, total = self.conversation.goto_match(1)
+                self.status(f"match {position}/{total} for {event.value!r} (n / N)")
+            else:
+                self.status(f"No match for {event.value!r} in what is shown (t unfolds reasoning).")
+        elif event.mode == "episode":
+            try:
+                episode = int(event.value)
+            except ValueError:
+                self.status(f"Not an episode number: {event.value!r}")
+                return
+            if not self.conversation.goto_episode(episode):
+                self.status(f"No episode {episode} in this trial.")
+
+    def _goto_match(self, step: int) -> None:
+        position, total = self.conversation.goto_match(step)
+        self.status(f"match {position}/{total} (n / N)" if total else "No find active: / finds.")
+
+    def action_find_next(self) -> None:
+        self._goto_match(+1)
+
+    def action_find_prev(self) -> None:
+        self._goto_match(-1)
+
+    # --- layout --------------------------------------------------------------------------------
+    def action_focus_filters(self) -> None:
+        self.query_one("#sidebar").display = True
+        self.facet_list.focus()
+
+    def action_toggle_verifier(self) -> None:
+        panel = self.verifier
+        panel.display = not panel.display
+        if not panel.display and panel.has_focus:
+            self.conversation.focus()
+
+    def resize_verifier(self, delta: int) -> None:
+        self.verifier_height = max(3, min(self.size.height - 8, self.verifier_height + delta))
+        self.verifier.styles.height = self.verifier_height
+
+    def action_maximize(self) -> None:
+        if self.maximized is not None:
+            self.minimize()
+        elif self.focused is not None:
+            target = self.focused
+            if isinstance(target, Input):
+                target = self.facet_list
+            self.maximize(target)
+
+    def action_help(self) -> None:
+        from .help import HelpScreen
+
+        self.app.push_screen(HelpScreen())
+
+    def action_quit(self) -> None:
+        self.app.exit()
+
+    def action_no_quit(self) -> None:
+        self.status("q quits (ctrl+c copies a selection).")

@@ -1,0 +1,227 @@
+"""A Line-API view over blocks: lays out plain text cheaply, styles and renders only visible lines.
+
+Both the conversation pane and the verifier panel are BlockViews. Layout wraps each block's plain text
+(no highlighting); a block's styler runs only when one of its lines scrolls into view, and rendered
+lines are kept in a small LRU cache, so a 300-message trial paints its first screen at once.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import OrderedDict
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from ...render.block import Block
+from ...render.wrap import wrap_spans
+
+MATCH_STYLE = Style.parse("black on yellow")
+CURRENT_MATCH_STYLE = Style.parse("black on #ff8c00 bold")
+
+
+class LRU(OrderedDict):
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def get_or(self, key, make):
+        value = self.get(key)
+        if value is None:
+            value = self[key] = make()
+            if len(self) > self.size:
+                self.popitem(last=False)
+        else:
+            self.move_to_end(key)
+        return value
+
+
+class BlockView(ScrollView, can_focus=True):
+    GUTTER = 2
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.blocks: list[Block] = []
+        self._spans: list[list[tuple[int, int]]] = []
+        self._first_line: list[int] = [0]
+        self._layout_width = 0
+        self._styled: LRU = LRU(256)
+        self._strips: LRU = LRU(2048)
+        self.matches: list[tuple[int, int, int]] = []  # (block, start, end)
+        self._matches_in: dict[int, list[int]] = {}  # block -> indexes into matches
+        self.match_index = -1
+
+    # --- content -------------------------------------------------------------------------------
+    def set_blocks(self, blocks: list[Block], keep_scroll: bool = False) -> None:
+        anchor = self.top_block() if keep_scroll else None
+        self.blocks = blocks
+        self._styled.clear()
+        self._strips.clear()
+        self.matches, self._matches_in, self.match_index = [], {}, -1
+        self._layout_width = 0
+        self._relayout()
+        if anchor is not None and anchor < len(blocks):
+            self.scroll_to(y=self._first_line[anchor], animate=False)
+        elif not keep_scroll:
+            self.scroll_to(y=0, animate=False)
+        self.refresh()
+
+    def replace_blocks(self, start: int, stop: int, new: list[Block]) -> None:
+        """Swap blocks[start:stop] for `new` (a fold toggled), keeping the view where it is."""
+        top = self.scroll_offset.y
+        self.blocks[start:stop] = new
+        self._styled.clear()
+        self._strips.clear()
+        self._layout_width = 0
+        self._relayout()
+        self.scroll_to(y=top, animate=False)
+        self.refresh()
+
+    def _text_width(self) -> int:
+        return max(8, self.scrollable_content_region.width - self.GUTTER)
+
+    def _relayout(self) -> None:
+        width = self._text_width()
+        if width == self._layout_width:
+            return
+        self._layout_width = width
+        spans, first, total = [], [], 0
+        for block in self.blocks:
+            block_spans = wrap_spans(block.text, width - block.indent, block.wrap)
+            spans.append(block_spans)
+            first.append(total)
+            total += len(block_spans)
+        first.append(total)
+        self._spans, self._first_line = spans, first
+        self._strips.clear()
+        self.virtual_size = Size(self.scrollable_content_region.width, total)
+
+    def on_resize(self) -> None:
+        top = self.top_block()
+        self._relayout()
+        if top is not None:
+            self.scroll_to(y=self._first_line[top], animate=False)
+
+    # --- geometry ------------------------------------------------------------------------------
+    @property
+    def line_count(self) -> int:
+        return self._first_line[-1]
+
+    def block_at_line(self, line: int) -> int | None:
+        if not self.blocks or line < 0 or line >= self.line_count:
+            return None
+        return bisect_right(self._first_line, line) - 1
+
+    def top_block(self) -> int | None:
+        return self.block_at_line(int(self.scroll_offset.y))
+
+    def line_of_block(self, index: int) -> int:
+        return self._first_line[index]
+
+    def scroll_to_block(self, index: int, offset: int = 0) -> None:
+        self.scroll_to(y=self._first_line[index] + offset, animate=False)
+
+    # --- rendering -----------------------------------------------------------------------------
+    def render_line(self, y: int) -> Strip:
+        self._relayout()
+        width = self.scrollable_content_region.width
+        line = int(self.scroll_offset.y) + y
+        index = self.block_at_line(line)
+        if index is None:
+            return Strip.blank(width, self.rich_style)
+        within = line - self._first_line[index]
+        key = (index, within, width, self._match_key(index))
+        return self._strips.get_or(key, lambda: self._render(index, within, width))
+
+    def _match_key(self, index: int) -> int:
+        """Part of the strip cache key: lines of blocks with matches re-render when the current one moves."""
+        found = self._matches_in.get(index)
+        if not found:
+            return 0
+        return 2 + found.index(self.match_index) if self.match_index in found else 1
+
+    def _render(self, index: int, within: int, width: int) -> Strip:
+        block = self.blocks[index]
+        start, end = self._spans[index][within]
+        styled = self._styled.get_or(index, block.styled)
+        text = styled[start:end]
+        for number in self._matches_in.get(index, ()):
+            _, s, e = self.matches[number]
+            if s < end and e > start:
+                style = CURRENT_MATCH_STYLE if number == self.match_index else MATCH_STYLE
+                text.stylize(style, max(s, start) - start, min(e, end) - start)
+        segments = list(self.gutter(index, within))
+        if block.indent:
+            segments.append(Segment(" " * block.indent))
+        segments.extend(text.render(self.app.console, end=""))
+        base = self.rich_style
+        return Strip(segments).crop_extend(0, width, base).apply_style(base)
+
+    def gutter(self, index: int, within: int) -> list[Segment]:
+        """Left margin of a line: subclasses mark message starts, episodes and the current message."""
+        return [Segment(" " * self.GUTTER)]
+
+    # --- find ----------------------------------------------------------------------------------
+    def find(self, needle: str) -> int:
+        """Highlight every case-insensitive occurrence of `needle` in what is shown; returns the count."""
+        self.matches, self._matches_in, self.match_index = [], {}, -1
+        if needle:
+            lowered = needle.lower()
+            for index, block in enumerate(self.blocks):
+                haystack = block.text.lower()
+                position = haystack.find(lowered)
+                while position >= 0:
+                    self._matches_in.setdefault(index, []).append(len(self.matches))
+                    self.matches.append((index, position, position + len(needle)))
+                    position = haystack.find(lowered, position + 1)
+        self._strips.clear()
+        self.refresh()
+        return len(self.matches)
+
+    def goto_match(self, step: int) -> tuple[int, int]:
+        """Move to the next (step=1) or previous (-1) match from the current one; (position, count)."""
+        if not self.matches:
+            return 0, 0
+        if self.match_index < 0:
+            top = int(self.scroll_offset.y)
+            after = [i for i, m in enumerate(self.matches) if self._match_line(m) >= top]
+            self.match_index = (after[0] if after else 0) if step > 0 else ((after[0] - 1) if after else -1)
+            self.match_index %= len(self.matches)
+        else:
+            self.match_index = (self.match_index + step) % len(self.matches)
+        line = self._match_line(self.matches[self.match_index])
+        self.scroll_to(y=max(0, line - self.scrollable_content_region.height // 3), animate=False)
+        self._strips.clear()
+        self.refresh()
+        return self.match_index + 1, len(self.matches)
+
+    def _match_line(self, match: tuple[int, int, int]) -> int:
+        index, start, _ = match
+        spans = self._spans[index]
+        within = max(0, bisect_right([s for s, _ in spans], start) - 1)
+        return self._first_line[index] + within
+
+    # --- scrolling actions ---------------------------------------------------------------------
+    def action_cursor_down(self) -> None:
+        self.scroll_relative(y=1, animate=False)
+
+    def action_cursor_up(self) -> None:
+        self.scroll_relative(y=-1, animate=False)
+
+    def action_first(self) -> None:
+        self.scroll_to(y=0, animate=False)
+
+    def action_last(self) -> None:
+        self.scroll_to(y=self.max_scroll_y, animate=False)
+
+    def action_page_down(self) -> None:
+        self.scroll_relative(y=max(1, self.scrollable_content_region.height - 1), animate=False)
+
+    def action_page_up(self) -> None:
+        self.scroll_relative(y=-max(1, self.scrollable_content_region.height - 1), animate=False)
+
+    def plain_text(self) -> str:
+        return "\n".join(block.text for block in self.blocks)

@@ -1,0 +1,100 @@
+"""A virtual list with a cursor (Line API): only visible rows are formatted, so 40,000 rows cost nothing.
+
+The trial list and the facet sidebar are CursorLists; subclasses say how many rows there are and how
+to render one.
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+
+class CursorList(ScrollView, can_focus=True):
+    cursor: reactive[int] = reactive(0, always_update=False, init=False)
+
+    class CursorMoved(Message):
+        def __init__(self, widget: "CursorList", index: int) -> None:
+            super().__init__()
+            self.widget = widget
+            self.index = index
+
+        @property
+        def control(self) -> "CursorList":
+            return self.widget
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.row_count = 0
+
+    def set_row_count(self, count: int, cursor: int | None = None) -> None:
+        self.row_count = count
+        self.virtual_size = Size(self.scrollable_content_region.width, count)
+        target = self.cursor if cursor is None else cursor
+        self.set_reactive(CursorList.cursor, max(0, min(target, count - 1)))
+        self.refresh()
+        self.call_after_refresh(self.scroll_to_cursor)
+
+    def render_row(self, index: int, width: int, selected: bool) -> Strip:
+        raise NotImplementedError
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        index = int(self.scroll_offset.y) + y
+        if index >= self.row_count:
+            return Strip.blank(width, self.rich_style)
+        return self.render_row(index, width, index == self.cursor and self.row_count > 0)
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self.scroll_to_cursor()
+        self.refresh()
+        self.post_message(self.CursorMoved(self, new))
+
+    def scroll_to_cursor(self) -> None:
+        height = max(1, self.scrollable_content_region.height)
+        top = int(self.scroll_offset.y)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False)
+        elif self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False)
+
+    def move_to(self, index: int) -> None:
+        if self.row_count:
+            self.cursor = max(0, min(index, self.row_count - 1))
+
+    def action_cursor_down(self) -> None:
+        self.move_to(self.cursor + 1)
+
+    def action_cursor_up(self) -> None:
+        self.move_to(self.cursor - 1)
+
+    def action_first(self) -> None:
+        self.move_to(0)
+
+    def action_last(self) -> None:
+        self.move_to(self.row_count - 1)
+
+    def action_page_down(self) -> None:
+        self.move_to(self.cursor + max(1, self.scrollable_content_region.height - 1))
+
+    def action_page_up(self) -> None:
+        self.move_to(self.cursor - max(1, self.scrollable_content_region.height - 1))
+
+    def on_click(self, event: events.Click) -> None:
+        index = int(self.scroll_offset.y) + event.y
+        if 0 <= index < self.row_count:
+            self.focus()
+            self.cursor = index
+            if event.chain > 1:
+                self.activate()
+
+    def activate(self) -> None:
+        """What a double-click does; subclasses bind Enter to the same."""
+
+    def on_resize(self) -> None:
+        self.virtual_size = Size(self.scrollable_content_region.width, self.row_count)
+        self.scroll_to_cursor()

@@ -1,0 +1,131 @@
+"""The verifier panel: a BlockView with a line cursor, so Enter can act on a failed test or a fold."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+from rich.segment import Segment
+from rich.style import Style
+
+from ...render.verifier import verifier_view
+from ...verifier import VerifierReport, parse_verifier
+from .. import keymap
+from .block_view import BlockView
+
+CURSOR = Style(color="cyan", bold=True)
+
+
+class VerifierPanel(BlockView):
+    BINDINGS = keymap.VERIFIER
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.cursor_line = 0
+        self.text: str | None = None
+        self.outcome, self.result = "unknown", None
+        self.report: VerifierReport = parse_verifier(None)
+        self.unfolded: frozenset[int] = frozenset()
+        self.expanded = False
+        self._line_block: list[tuple[int, int]] = []
+
+    def show(self, text: str | None, outcome: str, result: str | None) -> None:
+        self.text, self.outcome, self.result = text, outcome, result
+        self.report = parse_verifier(text)
+        self.unfolded, self.expanded = frozenset(), False
+        self.cursor_line = 0
+        self._render_view(keep_scroll=False)
+
+    def _render_view(self, keep_scroll: bool) -> None:
+        view = verifier_view(self.text, self.outcome, self.result, self.report, self.unfolded, self.expanded)
+        self._line_block = view.line_block
+        self.set_blocks(view.blocks, keep_scroll=keep_scroll)
+
+    def gutter(self, index: int, within: int) -> list[Segment]:
+        if self.line_of_block(index) + within == self.cursor_line and self.has_focus:
+            return [Segment("▶ ", CURSOR)]
+        return [Segment("  ")]
+
+    def _move(self, line: int) -> None:
+        self.cursor_line = max(0, min(line, self.line_count - 1))
+        height = self.scrollable_content_region.height
+        top = int(self.scroll_offset.y)
+        if self.cursor_line < top:
+            self.scroll_to(y=self.cursor_line, animate=False)
+        elif self.cursor_line >= top + height:
+            self.scroll_to(y=self.cursor_line - height + 1, animate=False)
+        self._strips.clear()
+        self.refresh()
+
+    def action_cursor_down(self) -> None:
+        self._move(self.cursor_line + 1)
+
+    def action_cursor_up(self) -> None:
+        self._move(self.cursor_line - 1)
+
+    def action_first(self) -> None:
+        self._move(0)
+
+    def action_last(self) -> None:
+        self._move(self.line_count - 1)
+
+    def action_page_down(self) -> None:
+        self._move(self.cursor_line + max(1, self.scrollable_content_region.height - 1))
+
+    def action_page_up(self) -> None:
+        self._move(self.cursor_line - max(1, self.scrollable_content_region.height - 1))
+
+    def on_focus(self) -> None:
+        self._strips.clear()
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.on_focus()
+
+    def action_activate(self) -> None:
+        index = self.block_at_line(self.cursor_line)
+        action = self.blocks[index].action if index is not None else None
+        if not action:
+            return
+        kind, _, value = action.partition(":")
+        if kind == "goto" and int(value) >= 0:
+            self.goto_log_line(int(value))
+        elif kind == "noise":
+            self.unfolded = self.unfolded | {int(value)}
+            self._render_view(keep_scroll=True)
+        elif kind == "expand":
+            self.expanded = True
+            self._render_view(keep_scroll=True)
+
+    def goto_log_line(self, line: int) -> None:
+        """Put log line `line` (0-based, in the original log) under the cursor, unfolding as needed."""
+        for number, (a, b) in enumerate(self.report.noise):
+            if a <= line < b and number not in self.unfolded:
+                self.unfolded = self.unfolded | {number}
+                self._render_view(keep_scroll=True)
+                break
+        starts = [start for start, _ in self._line_block]
+        position = bisect_right(starts, line) - 1
+        if position < 0:
+            return
+        start, block = self._line_block[position]
+        target = self.line_of_block(block) + self._wrapped_offset(block, line - start)
+        self._move(target)
+        self.scroll_to(y=max(0, target - 2), animate=False)
+
+    def _wrapped_offset(self, block: int, logical: int) -> int:
+        """Visual line within `block` where its `logical`-th text line starts."""
+        text = self.blocks[block].text
+        position = 0
+        for _ in range(logical):
+            found = text.find("\n", position)
+            if found < 0:
+                break
+            position = found + 1
+        spans = self._spans[block]
+        return max(0, bisect_right([s for s, _ in spans], position) - 1)
+
+    def action_grow(self) -> None:
+        self.screen.resize_verifier(+4)
+
+    def action_shrink(self) -> None:
+        self.screen.resize_verifier(-4)
