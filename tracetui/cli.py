@@ -13,7 +13,6 @@ from pathlib import Path
 from . import __version__
 from .data.errors import SourceError
 
-COMMANDS = ("demo",)
 EXAMPLES = """\
 examples:
   tracetui laion/a1-e2egit-tb2-leonardo-20260731          a Hugging Face dataset id
@@ -153,11 +152,17 @@ def _guarded(args, run) -> int:
         return 2
 
 
+COMMANDS = {
+    "demo": cmd_demo,
+}
+"""Subcommands: each takes its own argv and returns the exit code (wrap its body in `_guarded`)."""
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
-    if argv and argv[0] == "demo":
-        return cmd_demo(argv[1:])
+    if argv and argv[0] in COMMANDS:
+        return COMMANDS[argv[0]](argv[1:])
     return cmd_open(argv)
 
 
