@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from . import __version__
@@ -126,7 +127,8 @@ def _demo(args) -> int:
     if not (folder / ".complete").exists():
         demo.write_demo(folder, rows=rows, seed=args.seed)
         (folder / ".complete").touch()
-    return run_app(prepare([SourceSpec(str(folder))]), args)
+    sources = [replace(source, display=f"demo ({rows:,} rows)") for source in prepare([SourceSpec(str(folder))])]
+    return run_app(sources, args)
 
 
 def _print_progress(done: int, total: int) -> None:
@@ -154,6 +156,9 @@ def _guarded(args, run) -> int:
 
 COMMANDS = {
     "demo": cmd_demo,
+    "export": lambda argv: __import__("tracetui.commands.export", fromlist=["run"]).run(argv),
+    "labels": lambda argv: __import__("tracetui.commands.labels", fromlist=["run"]).run(argv),
+    "stats": lambda argv: __import__("tracetui.commands.stats", fromlist=["main"]).main(argv),
 }
 """Subcommands: each takes its own argv and returns the exit code (wrap its body in `_guarded`)."""
 

@@ -11,7 +11,7 @@ import fnmatch
 import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import SourceError
@@ -38,6 +38,7 @@ class ResolvedSource:
     dataset_id: str  # the hub id, or the absolute local path
     revision: str | None  # the hub commit; None for local files
     files: tuple[Path, ...]
+    display: str = ""  # what the user typed, for the header
 
     @property
     def short_name(self) -> str:
@@ -55,12 +56,14 @@ def resolve(spec: SourceSpec) -> ResolvedSource:
         raise SourceError("empty source")
     path = Path(text).expanduser()
     if text.startswith("hf://"):
-        return _resolve_hf_path(text, spec)
-    if path.exists() or text.startswith((".", "/", "~")) or path.suffix in DATA_SUFFIXES:
-        return _resolve_local(path, spec)
-    if _HUB_ID.match(text):
-        return _resolve_hub(text, spec, patterns=None)
-    raise SourceError(f"{text}: no such file, folder or Hugging Face dataset id")
+        resolved = _resolve_hf_path(text, spec)
+    elif path.exists() or text.startswith((".", "/", "~")) or path.suffix in DATA_SUFFIXES:
+        resolved = _resolve_local(path, spec)
+    elif _HUB_ID.match(text):
+        resolved = _resolve_hub(text, spec, patterns=None)
+    else:
+        raise SourceError(f"{text}: no such file, folder or Hugging Face dataset id")
+    return replace(resolved, display=text)
 
 
 def _resolve_local(path: Path, spec: SourceSpec) -> ResolvedSource:

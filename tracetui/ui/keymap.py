@@ -48,7 +48,6 @@ TRIAL_LIST = [*MOVE, *PAGE, Binding("enter", "open", "Read", show=True)]
 FACETS = [
     *MOVE,
     Binding("enter,space", "toggle", "Toggle value"),
-    Binding("x", "clear_filters", "Clear all"),
 ]
 
 CONVERSATION = [

@@ -41,7 +41,6 @@ class TriageScreen(Screen):
         self.trial: int | None = None
         self._start_trial = trial
         self._subagent = -1  # -1: the main history; else an index into history.subagents
-        self.verifier_height = 12
 
     def compose(self) -> ComposeResult:
         yield InfoBar(id="header")
@@ -86,7 +85,6 @@ class TriageScreen(Screen):
         self.facet_list.state = self.state
         self.facet_list.set_facets(shown, totals)
         self.query_one("#name-filter", Input).value = self.state.text
-        self.query_one("#verifier").styles.height = self.verifier_height
         self.apply_filters(keep=self._start_trial)
         self.trial_list.focus()
 
@@ -113,7 +111,8 @@ class TriageScreen(Screen):
         rated = np.count_nonzero(outcome != 4)
         rate = f"{100 * np.count_nonzero(outcome == 0) / rated:.1f}%" if rated else "—"
         sources = ", ".join(
-            ds.label + (f"@{ds.source.revision[:8]}" if ds.source.revision else "") for ds in session.datasets
+            (ds.source.display or ds.label) + (f"@{ds.source.revision[:8]}" if ds.source.revision else "")
+            for ds in session.datasets
         )
         filters = self.state.describe()
         self.query_one("#header", InfoBar).show(
@@ -252,8 +251,8 @@ class TriageScreen(Screen):
         episodes = self.conversation.episode_position()[1]
         self.query_one(PromptBar).ask("episode", f"go to episode (0–{max(0, episodes - 1)})")
 
-    @on(PromptBar.Submitted)
-    def _prompted(self, event: PromptBar.Submitted) -> None:
+    @on(PromptBar.Answered)
+    def _prompted(self, event: PromptBar.Answered) -> None:
         self.conversation.focus()
         if not event.value:
             return
@@ -295,8 +294,9 @@ class TriageScreen(Screen):
             self.conversation.focus()
 
     def resize_verifier(self, delta: int) -> None:
-        self.verifier_height = max(3, min(self.size.height - 8, self.verifier_height + delta))
-        self.verifier.styles.height = self.verifier_height
+        """`+` / `-` in the verifier panel: grow or shrink it by whole lines."""
+        height = self.verifier.outer_size.height + delta
+        self.verifier.styles.height = max(3, min(self.size.height - 10, height))
 
     def action_maximize(self) -> None:
         if self.maximized is not None:

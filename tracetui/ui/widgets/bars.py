@@ -24,7 +24,7 @@ class InfoBar(Static):
 class PromptBar(Input):
     """A single-line prompt docked at the bottom, used for find (`/`) and episode jumps (`e`)."""
 
-    class Submitted(Message):
+    class Answered(Message):
         def __init__(self, mode: str, value: str) -> None:
             super().__init__()
             self.mode = mode
@@ -49,10 +49,10 @@ class PromptBar(Input):
     async def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.display = False
-        self.post_message(self.Submitted(self.mode, event.value))
+        self.post_message(self.Answered(self.mode, event.value))
 
     def on_key(self, event: events.Key) -> None:
         if event.key == "escape":
             event.stop()
             self.display = False
-            self.post_message(self.Submitted(self.mode, ""))
+            self.post_message(self.Answered(self.mode, ""))

@@ -64,9 +64,9 @@ class BlockView(ScrollView, can_focus=True):
         self._layout_width = 0
         self._relayout()
         if anchor is not None and anchor < len(blocks):
-            self.scroll_to(y=self._first_line[anchor], animate=False)
+            self.scroll_to(y=self._first_line[anchor], animate=False, immediate=True)
         elif not keep_scroll:
-            self.scroll_to(y=0, animate=False)
+            self.scroll_to(y=0, animate=False, immediate=True)
         self.refresh()
 
     def replace_blocks(self, start: int, stop: int, new: list[Block]) -> None:
@@ -77,7 +77,7 @@ class BlockView(ScrollView, can_focus=True):
         self._strips.clear()
         self._layout_width = 0
         self._relayout()
-        self.scroll_to(y=top, animate=False)
+        self.scroll_to(y=top, animate=False, immediate=True)
         self.refresh()
 
     def _text_width(self) -> int:
@@ -103,7 +103,7 @@ class BlockView(ScrollView, can_focus=True):
         top = self.top_block()
         self._relayout()
         if top is not None:
-            self.scroll_to(y=self._first_line[top], animate=False)
+            self.scroll_to(y=self._first_line[top], animate=False, immediate=True)
 
     # --- geometry ------------------------------------------------------------------------------
     @property
@@ -122,7 +122,7 @@ class BlockView(ScrollView, can_focus=True):
         return self._first_line[index]
 
     def scroll_to_block(self, index: int, offset: int = 0) -> None:
-        self.scroll_to(y=self._first_line[index] + offset, animate=False)
+        self.scroll_to(y=self._first_line[index] + offset, animate=False, immediate=True)
 
     # --- rendering -----------------------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
@@ -153,14 +153,14 @@ class BlockView(ScrollView, can_focus=True):
             if s < end and e > start:
                 style = CURRENT_MATCH_STYLE if number == self.match_index else MATCH_STYLE
                 text.stylize(style, max(s, start) - start, min(e, end) - start)
-        segments = list(self.gutter(index, within))
+        segments = list(self.line_gutter(index, within))
         if block.indent:
             segments.append(Segment(" " * block.indent))
         segments.extend(text.render(self.app.console, end=""))
         base = self.rich_style
         return Strip(segments).crop_extend(0, width, base).apply_style(base)
 
-    def gutter(self, index: int, within: int) -> list[Segment]:
+    def line_gutter(self, index: int, within: int) -> list[Segment]:
         """Left margin of a line: subclasses mark message starts, episodes and the current message."""
         return [Segment(" " * self.GUTTER)]
 
@@ -193,7 +193,7 @@ class BlockView(ScrollView, can_focus=True):
         else:
             self.match_index = (self.match_index + step) % len(self.matches)
         line = self._match_line(self.matches[self.match_index])
-        self.scroll_to(y=max(0, line - self.scrollable_content_region.height // 3), animate=False)
+        self.scroll_to(y=max(0, line - self.scrollable_content_region.height // 3), animate=False, immediate=True)
         self._strips.clear()
         self.refresh()
         return self.match_index + 1, len(self.matches)
@@ -206,22 +206,22 @@ class BlockView(ScrollView, can_focus=True):
 
     # --- scrolling actions ---------------------------------------------------------------------
     def action_cursor_down(self) -> None:
-        self.scroll_relative(y=1, animate=False)
+        self.scroll_relative(y=1, animate=False, immediate=True)
 
     def action_cursor_up(self) -> None:
-        self.scroll_relative(y=-1, animate=False)
+        self.scroll_relative(y=-1, animate=False, immediate=True)
 
     def action_first(self) -> None:
-        self.scroll_to(y=0, animate=False)
+        self.scroll_to(y=0, animate=False, immediate=True)
 
     def action_last(self) -> None:
-        self.scroll_to(y=self.max_scroll_y, animate=False)
+        self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
 
     def action_page_down(self) -> None:
-        self.scroll_relative(y=max(1, self.scrollable_content_region.height - 1), animate=False)
+        self.scroll_relative(y=max(1, self.scrollable_content_region.height - 1), animate=False, immediate=True)
 
     def action_page_up(self) -> None:
-        self.scroll_relative(y=-max(1, self.scrollable_content_region.height - 1), animate=False)
+        self.scroll_relative(y=-max(1, self.scrollable_content_region.height - 1), animate=False, immediate=True)
 
     def plain_text(self) -> str:
         return "\n".join(block.text for block in self.blocks)

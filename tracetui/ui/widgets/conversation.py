@@ -6,8 +6,6 @@ the gutter (current message, episode starts), message-to-message navigation and 
 
 from __future__ import annotations
 
-from bisect import bisect_right
-
 from rich.segment import Segment
 from rich.style import Style
 from textual.message import Message as TextualMessage
@@ -79,11 +77,21 @@ class ConversationView(BlockView):
         return max(0, self.blocks[block].message)
 
     def watch_scroll_y(self, old: float, new: float) -> None:
+        """Scrolling moves the current message to the top one once the current one leaves the view."""
         super().watch_scroll_y(old, new)
-        current = self.message_at_top()
-        if current != self.current:
-            self.current = current
-            self.post_message(self.Moved())
+        if not self.messages or self._visible(self.current):
+            return
+        self.current = self.message_at_top()
+        self._strips.clear()
+        self.post_message(self.Moved())
+
+    def _visible(self, message: int) -> bool:
+        top = int(self.scroll_offset.y)
+        bottom = top + self.scrollable_content_region.height
+        first = self.line_of_block(self._message_block[message])
+        last_block = self._message_block[message + 1] if message + 1 < len(self._message_block) else len(self.blocks)
+        end = self.line_of_block(last_block) if last_block < len(self.blocks) else self.line_count
+        return first < bottom and end > top
 
     def episode_position(self) -> tuple[int | None, int]:
         """(episode of the current message, number of episodes) for the status line."""
@@ -91,7 +99,7 @@ class ConversationView(BlockView):
             return None, 0
         return self.messages[min(self.current, len(self.messages) - 1)].episode, len(self.history.episodes)
 
-    def gutter(self, index: int, within: int) -> list[Segment]:
+    def line_gutter(self, index: int, within: int) -> list[Segment]:
         block = self.blocks[index]
         if block.message == self.current and block.message >= 0:
             return [Segment("▌ ", CURRENT)]
@@ -109,14 +117,7 @@ class ConversationView(BlockView):
         self.post_message(self.Moved())
 
     def next_message(self, step: int) -> None:
-        top = int(self.scroll_offset.y)
-        lines = [self.line_of_block(b) for b in self._message_block]
-        here = bisect_right(lines, top) - 1
-        if step > 0:
-            self.goto_message(here + 1 if here + 1 < len(lines) else here)
-        else:
-            at_start = here >= 0 and lines[here] == top
-            self.goto_message(here - 1 if at_start else here)
+        self.goto_message(self.current + step)
 
     def goto_episode(self, episode: int) -> bool:
         for message in self.messages:

@@ -58,9 +58,9 @@ class CursorList(ScrollView, can_focus=True):
         height = max(1, self.scrollable_content_region.height)
         top = int(self.scroll_offset.y)
         if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False)
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
         elif self.cursor >= top + height:
-            self.scroll_to(y=self.cursor - height + 1, animate=False)
+            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
 
     def move_to(self, index: int) -> None:
         if self.row_count:

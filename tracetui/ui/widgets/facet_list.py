@@ -126,6 +126,3 @@ class FacetList(CursorList):
             self._build_rows()
         elif row.code >= 0:
             self.post_message(self.Toggled(row.facet, self._facet(row.facet).labels[row.code]))
-
-    def action_clear_filters(self) -> None:
-        self.app.run_action("clear_filters")

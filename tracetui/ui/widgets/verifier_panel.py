@@ -40,7 +40,7 @@ class VerifierPanel(BlockView):
         self._line_block = view.line_block
         self.set_blocks(view.blocks, keep_scroll=keep_scroll)
 
-    def gutter(self, index: int, within: int) -> list[Segment]:
+    def line_gutter(self, index: int, within: int) -> list[Segment]:
         if self.line_of_block(index) + within == self.cursor_line and self.has_focus:
             return [Segment("▶ ", CURSOR)]
         return [Segment("  ")]
@@ -50,9 +50,9 @@ class VerifierPanel(BlockView):
         height = self.scrollable_content_region.height
         top = int(self.scroll_offset.y)
         if self.cursor_line < top:
-            self.scroll_to(y=self.cursor_line, animate=False)
+            self.scroll_to(y=self.cursor_line, animate=False, immediate=True)
         elif self.cursor_line >= top + height:
-            self.scroll_to(y=self.cursor_line - height + 1, animate=False)
+            self.scroll_to(y=self.cursor_line - height + 1, animate=False, immediate=True)
         self._strips.clear()
         self.refresh()
 
@@ -110,7 +110,7 @@ class VerifierPanel(BlockView):
         start, block = self._line_block[position]
         target = self.line_of_block(block) + self._wrapped_offset(block, line - start)
         self._move(target)
-        self.scroll_to(y=max(0, target - 2), animate=False)
+        self.scroll_to(y=max(0, target - 2), animate=False, immediate=True)
 
     def _wrapped_offset(self, block: int, logical: int) -> int:
         """Visual line within `block` where its `logical`-th text line starts."""

@@ -1,0 +1,183 @@
+"""The triage screen driven with real key presses: filters, trial and message navigation, help, prompts."""
+
+from __future__ import annotations
+
+import pytest
+
+from tracetui.data.facets import FilterState
+from tracetui.ui import keymap
+from tracetui.ui.app import StartOptions
+from tracetui.ui.screens.help import HelpScreen
+from tracetui.ui.widgets.facet_list import FacetList
+
+from .ui_helpers import demo_sources, make_app, text_of, visible_lines, wait_loaded
+
+
+@pytest.fixture(scope="module")
+def demo_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("demo")
+
+
+@pytest.fixture
+def sources(demo_dir):
+    return demo_sources(demo_dir)
+
+
+async def test_starts_on_the_first_trial_with_its_conversation(sources):
+    app = make_app(sources)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        trials = screen.trial_list
+        assert trials.cursor == 0 and screen.trial == trials.current_trial
+        header = text_of(screen.query_one("#header"))
+        total = len(app.session)
+        assert f"{total}/{total} trials" in header and "rows" in header and "pass" in header
+        lines = "\n".join(visible_lines(screen.conversation))
+        assert "episode 0" in lines and "user" in lines
+        assert "message 1/" in text_of(screen.query_one("#status"))
+
+
+async def test_facet_toggle_narrows_the_list_and_updates_counts(sources):
+    app = make_app(sources)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        facets = screen.query_one(FacetList)
+        await pilot.press("f")
+        assert facets.has_focus
+        # move the cursor down to the "fail" value of the outcome facet and toggle it
+        fail_row = next(i for i, r in enumerate(facets.rows) if r.facet == "outcome" and r.code == 2)
+        for _ in range(fail_row):
+            await pilot.press("j")
+        expected = int(facets.result.counts["outcome"][2])
+        await pilot.press("enter")
+        assert screen.trial_list.row_count == expected > 0
+        assert screen.state.selected == {"outcome": frozenset({"fail"})}
+        assert all(app.session.info(int(t)).outcome == "fail" for t in screen.trial_list.order)
+        assert f"{expected}/{len(app.session)} trials" in text_of(screen.query_one("#header"))
+        # the model facet's counts now count failed trials only
+        assert int(facets.result.counts["model"].sum()) == expected
+        await pilot.press("x")
+        assert screen.trial_list.row_count == len(app.session) and screen.state.selected == {}
+
+
+async def test_name_filter_box(sources):
+    app = make_app(sources)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        screen.query_one("#name-filter").focus()
+        await pilot.press(*"regex")
+        await pilot.pause()
+        tasks = {app.session.info(int(t)).task for t in screen.trial_list.order}
+        assert tasks and all("regex" in t for t in tasks)
+
+
+async def test_H_and_L_move_across_trials_from_anywhere(sources):
+    app = make_app(sources)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        first = screen.trial
+        screen.conversation.focus()
+        await pilot.press("L")
+        second = screen.trial
+        assert second != first and screen.trial_list.cursor == 1
+        assert app.session.info(second).trial_name in text_of(screen.query_one("#status"))
+        await pilot.press("H")
+        assert screen.trial == first
+
+
+async def test_message_navigation_and_episode_jump(sources):
+    app = make_app(sources)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        conv = screen.conversation
+        await pilot.press("l", "l")
+        assert conv.current == 2 and "message 3/" in text_of(screen.query_one("#status"))
+        await pilot.press("h")
+        assert conv.current == 1
+        episodes = len(conv.history.episodes)
+        if episodes > 2:
+            await pilot.press("e", "2", "enter")
+            assert conv.current_message().episode == 2
+            assert f"episode 2/{episodes}" in text_of(screen.query_one("#status"))
+
+
+async def test_find_in_conversation(sources):
+    app = make_app(sources)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        await pilot.press("slash", *"terminal", "enter")
+        status = text_of(screen.query_one("#status"))
+        assert status.startswith("match 1/")
+        total = int(status.split("/")[1].split()[0])
+        await pilot.press("n")
+        assert text_of(screen.query_one("#status")).startswith(f"match {min(2, total)}/{total}")
+        await pilot.press("N")
+        assert text_of(screen.query_one("#status")).startswith(f"match 1/{total}")
+
+
+async def test_verifier_toggle_zoom_and_quit_keys(sources):
+    app = make_app(sources)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        assert screen.verifier.display
+        await pilot.press("v")
+        assert not screen.verifier.display
+        await pilot.press("v")
+        screen.conversation.focus()
+        await pilot.press("z")
+        assert screen.maximized is screen.conversation
+        await pilot.press("z")
+        assert screen.maximized is None
+        await pilot.press("ctrl+c")
+        assert app.is_running and "q quits" in text_of(screen.query_one("#status"))
+        await pilot.press("q")
+    assert not app.is_running
+
+
+async def test_help_lists_every_binding(sources):
+    app = make_app(sources)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(app, pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        from rich.console import Console
+
+        from tracetui.ui.screens.help import bindings_table
+
+        console = Console(width=100, record=True)
+        console.print(bindings_table())
+        text = console.export_text()
+        shown = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+        assert "Next trial" in shown and "Everywhere" in shown
+        for bindings in keymap.SECTIONS.values():
+            for binding in bindings:
+                assert binding.description in text
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_command_line_filters_and_trial(sources):
+    probe = make_app(sources)
+    async with probe.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(probe, pilot)
+        session = probe.session
+        target = next(t for t in range(len(session)) if session.info(t).outcome == "fail")
+        name, model = session.info(target).trial_name, session.info(target).model
+    options = StartOptions(FilterState({"model": frozenset({model}), "result": frozenset({"0.0"})}), trial=name)
+    app = make_app(sources, options)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        infos = [app.session.info(int(t)) for t in screen.trial_list.order]
+        assert infos and all(i.model == model and i.result == "0.0" for i in infos)
+        assert app.session.info(screen.trial).trial_name == name
+
+
+async def test_small_terminal_and_resize(sources):
+    app = make_app(sources)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        assert screen.trial_list.size.height >= 3 and screen.conversation.size.height >= 3
+        await pilot.resize_terminal(160, 48)
+        await pilot.pause()
+        assert screen.conversation.size.width > 100
+        assert any(line.strip() for line in visible_lines(screen.conversation))

@@ -1,0 +1,50 @@
+"""Driving the app in tests: a small deterministic demo dataset and a helper that waits for the load."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tracetui.data.demo import write_demo
+from tracetui.data.session import prepare
+from tracetui.data.sources import ResolvedSource, SourceSpec
+from tracetui.ui.app import StartOptions, TraceApp
+from tracetui.ui.screens.triage import TriageScreen
+
+DEMO_ROWS = 400
+
+
+def demo_sources(folder: Path) -> list[ResolvedSource]:
+    if not (folder / "data").exists():
+        write_demo(folder, rows=DEMO_ROWS, seed=0)
+    return [s for s in prepare([SourceSpec(str(folder))])]
+
+
+def make_app(sources: list[ResolvedSource], options: StartOptions | None = None) -> TraceApp:
+    return TraceApp([_stable(s) for s in sources], options)
+
+
+def _stable(source: ResolvedSource) -> ResolvedSource:
+    """Header text must not depend on the temp path (snapshots compare it)."""
+    from dataclasses import replace
+
+    return replace(source, display=Path(source.dataset_id).name)
+
+
+async def wait_loaded(app: TraceApp, pilot) -> TriageScreen:
+    for _ in range(400):
+        if isinstance(app.screen, TriageScreen):
+            await pilot.pause()
+            return app.screen
+        await pilot.pause(0.02)
+    raise AssertionError("the session did not load")
+
+
+def text_of(widget) -> str:
+    """The plain text a Static/InfoBar shows."""
+    rendered = widget.render()
+    return getattr(rendered, "plain", str(rendered))
+
+
+def visible_lines(view) -> list[str]:
+    """The text of the lines a Line-API widget currently shows."""
+    return [view.render_line(y).text for y in range(view.scrollable_content_region.height)]
