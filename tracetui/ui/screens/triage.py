@@ -7,15 +7,17 @@ the widgets only display what they are given.
 from __future__ import annotations
 
 import numpy as np
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input
+from textual.worker import get_current_worker
 
 from ...data.facets import FilterState
 from ...data.ordering import SORT_KEYS
 from ...data.session import Session
+from ...data.verifier_index import VerifierIndex, build_verifier_index
 from .. import keymap
 from ..format import human_size, result_text, short_model
 from ..widgets.bars import InfoBar, PromptBar
@@ -76,17 +78,38 @@ class TriageScreen(Screen):
         return self.query_one(FacetList)
 
     def on_mount(self) -> None:
-        facets = self.session.facets
-        totals = facets.apply(FilterState()).counts
-        shown = [facets.facets[n] for n in ALWAYS_SHOWN]
-        shown += [
-            facets.facets[n] for n in SHOWN_WHEN_VARIED if int(np.count_nonzero(totals[n])) > 1
-        ]
         self.facet_list.state = self.state
-        self.facet_list.set_facets(shown, totals)
+        self._show_facets()
         self.query_one("#name-filter", Input).value = self.state.text
         self.apply_filters(keep=self._start_trial)
         self.trial_list.focus()
+        self.index_verifiers()
+
+    def _show_facets(self) -> None:
+        """The sidebar's facets: the core ones, the others when they vary, and any added later."""
+        facets = self.session.facets
+        totals = facets.apply(FilterState()).counts
+        names = [*ALWAYS_SHOWN, *(n for n in SHOWN_WHEN_VARIED if int(np.count_nonzero(totals[n])) > 1)]
+        names += [n for n in facets.facets if n not in ALWAYS_SHOWN + SHOWN_WHEN_VARIED and totals[n].any()]
+        self.facet_list.set_facets([facets.facets[n] for n in names], totals)
+
+    @work(thread=True, exclusive=True, group="verifier-index")
+    def index_verifiers(self) -> None:
+        """Parse every trial's verifier log in the background: the tests column and failed-test facet."""
+        worker = get_current_worker()
+        progress = lambda f: self.app.call_from_thread(self.status, f"Reading verifier logs… {f:.0%}")  # noqa: E731
+        try:
+            index = build_verifier_index(self.session, progress, lambda: worker.is_cancelled)
+        except InterruptedError:
+            return
+        self.app.call_from_thread(self._verifiers_indexed, index)
+
+    def _verifiers_indexed(self, index: VerifierIndex) -> None:
+        self.session.facets.add(index.facet())
+        self.trial_list.extra_columns = [("tests", 10, lambda trial: index.short[trial])]
+        self._show_facets()
+        self.apply_filters()
+        self._status_position()
 
     # --- filtering and sorting -----------------------------------------------------------------
     def apply_filters(self, keep: int | None = None) -> None:
