@@ -1,4 +1,4 @@
-"""Subcommands that work without the UI; `tracetui.cli.COMMANDS` dispatches to their `run(argv)`."""
+"""Subcommands that work without the UI, each reached through `tracetui.cli.COMMANDS`; shared argument helpers."""
 
 from __future__ import annotations
 

@@ -1,0 +1,323 @@
+"""The label store (persistence, revisions, concurrency, crashes, broken files), trial keys, the label
+facet, resume state and the config file."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tracetui.data.facets import FilterState
+from tracetui.data.session import open_session, prepare
+from tracetui.data.sources import SourceSpec
+from tracetui.store.config import DEFAULT_LABELS, Config, config_path, load_config
+from tracetui.store.facets import NOTED, label_facet
+from tracetui.store.labels import (
+    LabelStore,
+    TrialKey,
+    dataset_ids,
+    decode_view,
+    encode_view,
+    session_records,
+    trial_key,
+)
+
+from .conftest import GOLDEN, trial_rows, write_parquet
+
+
+def session_of(path: Path):
+    return open_session(prepare([SourceSpec(str(path))]))
+
+
+@pytest.fixture
+def three_trials(tmp_path) -> Path:
+    rows = trial_rows("alpha", "alpha__1", 2, "1.0") + trial_rows("beta", "beta__1", 3, "0.0")
+    rows += trial_rows("gamma", "gamma__1", 1, None)
+    return write_parquet(tmp_path / "ds" / "train.parquet", rows)
+
+
+def trial_named(session, name: str) -> int:
+    return next(t for t in range(len(session)) if session.info(t).trial_name == name)
+
+
+def run_python(code: str, **kwargs) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE, text=True, **kwargs)
+
+
+def test_labels_and_notes_persist_across_reopen(three_trials, isolated_dirs):
+    session = session_of(three_trials)
+    beta = trial_named(session, "beta__1")
+    key = trial_key(session, beta)
+    assert key.named and key.trial == "beta__1" and key.task == "beta"
+    store = LabelStore.open()
+    assert store.pop_warning() is None
+    assert store.path == isolated_dirs / "data" / "tracetui" / "labels.db"
+    assert store.toggle(key, "reward-hack") is True
+    assert store.toggle(key, "bad-task") is True
+    assert store.toggle(key, "bad-task") is False
+    store.set_note(key, "  passes by deleting the tests  ")
+    store.close()
+
+    again = LabelStore.open()
+    assert again.labels(key) == {"reward-hack"}
+    assert again.note(key) == "passes by deleting the tests"
+    assert list(session_records(session_of(three_trials), again)) == [beta]
+    [record] = again.all_for_dataset(key.dataset_id)
+    assert record.key == key and record.key.model == "m/x"
+
+
+def test_data_dir_can_be_moved(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRACETUI_DATA_DIR", str(tmp_path / "elsewhere"))
+    store = LabelStore.open()
+    store.toggle(TrialKey("d", "r", "t", True), "x")
+    assert (tmp_path / "elsewhere" / "labels.db").is_file()
+
+
+def test_null_normalized_and_repeated_names_get_distinct_fallback_keys(tmp_path):
+    golden = session_of(GOLDEN)  # three trials, all named NORMALIZED_TRIAL_NAME
+    keys = [trial_key(golden, t) for t in range(len(golden))]
+    assert not any(k.named for k in keys)
+    assert len({k.trial for k in keys}) == 3
+    assert all(k.trial.startswith("hello-world__NORMALIZED:hello-world#") for k in keys)
+
+    rows = trial_rows("a", "dup", 1, "1.0") + trial_rows("b", "dup", 1, "0.0") + trial_rows("c", "solo", 1, "0.0")
+    rows += [{**row, "trial_name": None} for row in trial_rows("d", "x", 2, "0.0")]
+    session = session_of(write_parquet(tmp_path / "dups.parquet", rows))
+    by_task = {session.info(t).task: trial_key(session, t) for t in range(len(session))}
+    assert by_task["c"].named and by_task["c"].trial == "solo"
+    assert [by_task[task].named for task in "abd"] == [False, False, False]
+    assert by_task["a"].trial != by_task["b"].trial
+
+    store = LabelStore.open()
+    for task in "abcd":
+        store.toggle(by_task[task], f"label-{task}")
+    records = session_records(session, store)
+    assert {session.info(t).task: sorted(r.labels) for t, r in records.items()} == {
+        task: [f"label-{task}"] for task in "abcd"
+    }
+
+
+def test_named_labels_follow_a_new_revision_and_say_where_they_came_from(tmp_path):
+    path = tmp_path / "ds.parquet"
+    rows = trial_rows("alpha", "alpha__1", 2, "1.0") + [
+        {**row, "trial_name": None} for row in trial_rows("beta", "x", 1, "0.0")
+    ]
+    write_parquet(path, rows)
+    old = session_of(path)
+    store = LabelStore.open()
+    alpha_old = trial_key(old, trial_named(old, "alpha__1"))
+    unnamed_old = trial_key(old, next(t for t in range(len(old)) if old.info(t).task == "beta"))
+    store.toggle(alpha_old, "good-example")
+    store.set_note(alpha_old, "clean run")
+    store.toggle(unnamed_old, "env-issue")
+
+    write_parquet(path, rows + trial_rows("gamma", "gamma__1", 1, "0.0"))  # re-exported: a new revision
+    new = session_of(path)
+    alpha = trial_key(new, trial_named(new, "alpha__1"))
+    assert alpha.revision != alpha_old.revision
+    record = store.record(alpha)
+    assert record.labels == {"good-example"} and record.note == "clean run"
+    assert record.key.revision == alpha_old.revision  # the UI says which revision this came from
+    records = session_records(new, store)
+    assert [new.info(t).trial_name for t in records] == ["alpha__1"]  # the row-based key does not carry over
+
+    assert store.toggle(alpha, "bad-task") is True  # a change on the new revision starts from the old labels
+    assert store.record(alpha).labels == {"good-example", "bad-task"}
+    assert store.record(alpha).key.revision == alpha.revision
+    assert store.note(alpha) == "clean run"
+    store.toggle(alpha, "good-example")
+    assert store.labels(alpha) == {"bad-task"}
+    assert store.labels(alpha_old) == {"good-example"}  # the old revision keeps its own
+
+
+def test_label_facet_counts_and_filters(three_trials):
+    session = session_of(three_trials)
+    store = LabelStore.open()
+    alpha, beta, gamma = (trial_named(session, f"{n}__1") for n in ("alpha", "beta", "gamma"))
+    store.toggle(trial_key(session, alpha), "reward-hack")
+    store.toggle(trial_key(session, beta), "reward-hack")
+    store.toggle(trial_key(session, beta), "zzz-custom")
+    store.set_note(trial_key(session, gamma), "flaky verifier")
+    facet = label_facet(session, store, order=DEFAULT_LABELS)
+    assert facet.name == "label" and facet.labels == ["reward-hack", "zzz-custom", NOTED]
+    session.facets.add(facet)
+    result = session.facets.apply(FilterState({"label": frozenset({"reward-hack"})}))
+    assert np.nonzero(result.visible)[0].tolist() == sorted([alpha, beta])
+    assert result.counts["label"].tolist() == [2, 1, 1]
+    noted = session.facets.apply(FilterState({"label": frozenset({NOTED})}))
+    assert np.nonzero(noted.visible)[0].tolist() == [gamma]
+
+    store.toggle(trial_key(session, alpha), "reward-hack")  # refresh after a change
+    session.facets.add(label_facet(session, store))
+    assert session.facets.apply(FilterState()).counts["label"].tolist() == [1, 1, 1]
+
+
+def test_view_state_resumes_filters_and_the_selected_trial(three_trials):
+    session = session_of(three_trials)
+    store = LabelStore.open()
+    beta = trial_named(session, "beta__1")
+    store.toggle(trial_key(session, beta), "bad-task")
+    session.facets.add(label_facet(session, store))
+    filters = FilterState({"label": frozenset({"bad-task"}), "model": frozenset({"m/x", "gone/model"})}, "bet")
+    store.save_view_state(dataset_ids(session), encode_view(session, filters, beta))
+    assert store.load_view_state(["somewhere/else"]) is None
+
+    reopened = session_of(three_trials)
+    reopened.facets.add(label_facet(reopened, LabelStore.open()))
+    state, trial = decode_view(reopened, LabelStore.open().load_view_state(dataset_ids(reopened)))
+    assert state == FilterState({"label": frozenset({"bad-task"}), "model": frozenset({"m/x"})}, "bet")
+    assert trial == beta
+    assert decode_view(reopened, "not json") == (FilterState(), None)
+
+
+def test_concurrent_writers_lose_nothing(tmp_path):
+    db = tmp_path / "labels.db"
+    writer = """
+        import sys
+        from pathlib import Path
+        from tracetui.store.labels import LabelStore, TrialKey
+        store = LabelStore.open(Path(sys.argv[1]))
+        assert store.pop_warning() is None
+        for i in range(40):
+            key = TrialKey("ds", "rev", f"{sys.argv[2]}-{i}", True)
+            store.toggle(key, "shared")
+            store.set_note(key, sys.argv[2])
+        store.toggle(TrialKey("ds", "rev", "common", True), sys.argv[2])
+    """
+    procs = [
+        subprocess.Popen([sys.executable, "-c", textwrap.dedent(writer), str(db), name]) for name in ("left", "right")
+    ]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0]
+    store = LabelStore.open(db)
+    records = store.all_for_dataset("ds")
+    assert len(records) == 81
+    assert store.labels(TrialKey("ds", "rev", "common", True)) == {"left", "right"}
+    assert all(store.labels(TrialKey("ds", "rev", f"{n}-{i}", True)) == {"shared"} for n in ("left", "right") for i in range(40))
+
+
+def test_kill_9_right_after_saved_loses_nothing(tmp_path):
+    db = tmp_path / "labels.db"
+    proc = run_python(
+        """
+        import sys, time
+        from pathlib import Path
+        from tracetui.store.labels import LabelStore, TrialKey
+        store = LabelStore.open(Path(sys.argv[1]))
+        key = TrialKey("ds", "rev", "t", True)
+        store.toggle(key, "reward-hack")
+        store.set_note(key, "saved before the kill")
+        print("saved", flush=True)
+        time.sleep(60)
+        """.replace('sys.argv[1]', repr(str(db)))
+    )
+    try:
+        assert proc.stdout.readline().strip() == "saved"
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=10)
+    assert proc.returncode == -signal.SIGKILL
+    store = LabelStore.open(db)
+    assert store.labels(TrialKey("ds", "rev", "t", True)) == {"reward-hack"}
+    assert store.note(TrialKey("ds", "rev", "t", True)) == "saved before the kill"
+
+
+def test_a_corrupt_file_is_moved_aside(tmp_path):
+    db = tmp_path / "labels.db"
+    db.write_bytes(b"this is not an sqlite database" * 100)
+    store = LabelStore.open(db)
+    warning = store.pop_warning()
+    assert "corrupt" in warning and "\n" not in warning
+    assert store.persistent
+    [moved] = tmp_path.glob("labels.db.corrupt-*")
+    assert moved.read_bytes().startswith(b"this is not")
+    store.toggle(TrialKey("ds", "r", "t", True), "x")
+    store.close()
+    assert LabelStore.open(db).labels(TrialKey("ds", "r", "t", True)) == {"x"}
+
+
+def test_an_unusable_data_dir_falls_back_to_memory(tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("TRACETUI_DATA_DIR", str(blocker / "tracetui"))
+    store = LabelStore.open()
+    assert not store.persistent
+    assert "memory" in store.pop_warning()
+    key = TrialKey("ds", "r", "t", True)
+    assert store.toggle(key, "x") is True and store.labels(key) == {"x"}
+    store.save_view_state(["ds"], "{}")
+    assert store.load_view_state(["ds"]) == "{}"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through file permissions")
+def test_a_read_only_data_dir_keeps_its_labels_readable(tmp_path):
+    folder = tmp_path / "data"
+    store = LabelStore.open(folder / "labels.db")
+    store.toggle(TrialKey("ds", "r", "t", True), "kept")
+    store.close()
+    os.chmod(folder / "labels.db", 0o444)
+    os.chmod(folder, 0o555)
+    try:
+        store = LabelStore.open(folder / "labels.db")
+        assert not store.persistent and "memory" in store.pop_warning()
+        assert store.labels(TrialKey("ds", "r", "t", True)) == {"kept"}
+        assert store.toggle(TrialKey("ds", "r", "u", True), "new") is True
+    finally:
+        os.chmod(folder, 0o755)
+
+
+def test_a_locked_database_falls_back_to_memory(tmp_path):
+    db = tmp_path / "labels.db"
+    LabelStore.open(db).close()
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("PRAGMA locking_mode = EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")  # nobody else can even read
+    try:
+        locked = LabelStore.open(db, timeout=0.1)
+        assert not locked.persistent and "memory" in locked.pop_warning()
+        assert locked.toggle(TrialKey("ds", "r", "t", True), "x") is True
+    finally:
+        holder.close()
+
+
+def test_a_writer_that_never_lets_go_moves_the_store_to_memory(tmp_path):
+    db = tmp_path / "labels.db"
+    running = LabelStore.open(db, timeout=0.1)
+    running.toggle(TrialKey("ds", "r", "t", True), "before")
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        assert running.toggle(TrialKey("ds", "r", "u", True), "later") is True
+        assert not running.persistent and "memory" in running.pop_warning()
+        assert running.labels(TrialKey("ds", "r", "t", True)) == {"before"}  # what it had is still there
+        assert running.labels(TrialKey("ds", "r", "u", True)) == {"later"}
+    finally:
+        holder.close()
+
+
+def test_config_defaults_custom_and_broken(isolated_dirs):
+    path = config_path()
+    assert path == isolated_dirs / "config" / "tracetui" / "config.toml"
+    assert load_config() == (Config(DEFAULT_LABELS), None)
+    assert Config().label_for_digit(1) == "reward-hack" and Config().label_for_digit(6) is None
+
+    path.parent.mkdir(parents=True)
+    path.write_text('labels = ["hack", "infra", "hack", "great"]\nunrelated = 1\n')
+    config, warning = load_config()
+    assert warning is None and config.labels == ("hack", "infra", "great")
+    assert config.label_for_digit(3) == "great" and config.label_for_digit(0) is None
+
+    many = Config(tuple(f"l{i}" for i in range(12)))
+    assert many.label_for_digit(9) == "l8" and many.label_for_digit(10) is None
+
+    for text in ('labels = ["unterminated', "labels = 3", 'labels = ["a;b"]', 'labels = [""]'):
+        path.write_text(text)
+        config, warning = load_config()
+        assert config.labels == DEFAULT_LABELS
+        assert warning and "\n" not in warning and "default labels" in warning

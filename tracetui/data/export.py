@@ -1,0 +1,409 @@
+"""Export trials with their original columns plus the labels and notes users gave them; one trial as Markdown.
+
+Rows are re-read from the original files, because the conversion cache keeps only what the viewer
+needs. Reads go in bounded batches (parquet row groups that hold no wanted row are skipped), and the
+output is written to a temporary file renamed into place at the end: a failed or cancelled export leaves
+nothing half-written behind.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+import numpy as np
+import orjson
+import pyarrow as pa
+import pyarrow.csv as pa_csv
+import pyarrow.parquet as pq
+
+from ..render.safe_text import sanitize
+from ..render.verifier import verdict_line
+from ..verifier import parse_verifier
+from .convert import BATCH_BYTES, _arrow_reader, _batches
+from .errors import SourceError
+from .session import Progress, Session
+from .trials import Trials
+
+LABELS_COLUMN = "tracetui_labels"
+NOTE_COLUMN = "tracetui_note"
+FORMATS = (".jsonl", ".parquet", ".csv")
+_BACKTICKS = re.compile("`+")
+_ADDED = pa.schema([(LABELS_COLUMN, pa.list_(pa.string())), (NOTE_COLUMN, pa.string())])
+
+Piece = pa.RecordBatch | list[dict]
+"""Some original rows: an Arrow batch (parquet, Arrow) or the decoded objects (JSON, kept as they are)."""
+
+
+@dataclass(slots=True)
+class _FilePart:
+    """The wanted rows of one original file: file-local row numbers (rising) and their trials."""
+
+    path: Path
+    expected_rows: int
+    rows: np.ndarray
+    trials: np.ndarray
+
+
+def dataset_rows(trials: Trials, dataset: int) -> tuple[np.ndarray, np.ndarray]:
+    """(row, trial) of every row, main and sub-agent, of one dataset's trials, in row order."""
+    rows, owners = [], []
+    for offsets, members in ((trials.main_offsets, trials.main_rows), (trials.sub_offsets, trials.sub_rows)):
+        trial_of = np.repeat(np.arange(len(trials)), np.diff(offsets))
+        mine = trials.dataset[trial_of] == dataset
+        rows.append(members[mine])
+        owners.append(trial_of[mine])
+    row, owner = np.concatenate(rows), np.concatenate(owners)
+    order = np.argsort(row, kind="stable")
+    return row[order], owner[order]
+
+
+def export_trials(
+    session: Session,
+    trial_ids: Iterable[int],
+    out: Path,
+    labels: dict[int, set[str]] | None = None,
+    notes: dict[int, str] | None = None,
+    progress: Progress | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> int:
+    """Write every row of the trials to `out` (.jsonl, .parquet or .csv by its suffix) with their original
+    columns plus `tracetui_labels` and `tracetui_note`. Returns the rows written; 0 when cancelled (then
+    nothing is written). Raises SourceError for an unknown suffix, a vanished original or a write error."""
+    out = Path(out)
+    writer_type = _WRITERS.get(out.suffix.lower())
+    if writer_type is None:
+        raise SourceError(f"{out.name}: export writes {', '.join(FORMATS)} files (by the suffix)")
+    labels, notes = labels or {}, notes or {}
+    parts = _plan(session, trial_ids)
+    total = sum(len(part.rows) for part in parts)
+    temporary = out.with_name(f".{out.name}.{os.getpid()}.part")
+    try:
+        schema = _unify(_schema(part) for part in parts) if writer_type.needs_schema else None
+        writer = writer_type(temporary, schema)
+        try:
+            done = 0
+            for part in parts:
+                for piece, owners in _pieces(part):
+                    if cancelled is not None and cancelled():
+                        return 0
+                    writer.write(
+                        piece,
+                        [sorted(labels.get(int(t), ())) for t in owners],
+                        [notes.get(int(t)) or None for t in owners],
+                    )
+                    done += len(owners)
+                    if progress is not None:
+                        progress(done / max(total, 1), f"{done:,}/{total:,} rows")
+        finally:
+            writer.close()
+        os.replace(temporary, out)
+    except OSError as exc:
+        raise SourceError(f"{out}: cannot write ({exc.strerror or exc})") from None
+    finally:
+        temporary.unlink(missing_ok=True)
+    return total
+
+
+def _plan(session: Session, trial_ids: Iterable[int]) -> list[_FilePart]:
+    t = session.trials
+    wanted = np.zeros(len(t), dtype=bool)
+    wanted[np.fromiter(trial_ids, dtype=np.int64)] = True
+    parts = []
+    for index, ds in enumerate(session.datasets):
+        rows, owners = dataset_rows(t, index)
+        keep = wanted[owners]
+        if not keep.any():
+            continue
+        rows, owners = rows[keep], owners[keep]
+        file_of = ds.meta.column("file").to_numpy()  # rows come file by file, in file order
+        starts = np.searchsorted(file_of, np.arange(len(ds.files) + 1))
+        for number, name in enumerate(ds.files):
+            lo, hi = np.searchsorted(rows, starts[number : number + 2])
+            if hi > lo:
+                path = Path(name)
+                if not path.is_file():
+                    raise SourceError(f"{path}: the original file is gone; export re-reads the original rows")
+                count = int(starts[number + 1] - starts[number])
+                parts.append(_FilePart(path, count, rows[lo:hi] - starts[number], owners[lo:hi]))
+    return parts
+
+
+def _pieces(part: _FilePart) -> Iterator[tuple[Piece, np.ndarray]]:
+    """(rows, their trials) of one file, a bounded batch at a time, in file order."""
+    try:
+        if part.path.suffix == ".parquet":
+            yield from _parquet_pieces(part)
+        elif part.path.suffix == ".arrow":
+            with _arrow_reader(part.path) as reader:
+                yield from _take(part, _batches(reader))
+        else:
+            rows = json_rows(part.path)
+            _check_count(part, len(rows))
+            yield [rows[i] for i in part.rows], part.trials
+    except (pa.ArrowException, orjson.JSONDecodeError, OSError) as exc:
+        raise _unreadable(part.path, exc) from None
+
+
+def _parquet_pieces(part: _FilePart) -> Iterator[tuple[Piece, np.ndarray]]:
+    parquet = pq.ParquetFile(part.path)
+    meta = parquet.metadata
+    _check_count(part, meta.num_rows)
+    start = 0
+    for group in range(meta.num_row_groups):
+        rg = meta.row_group(group)
+        end = start + rg.num_rows
+        lo, hi = np.searchsorted(part.rows, [start, end])
+        if hi > lo:
+            size = int(max(1, min(4096, BATCH_BYTES // max(rg.total_byte_size / max(rg.num_rows, 1), 1))))
+            sub = _FilePart(part.path, rg.num_rows, part.rows[lo:hi] - start, part.trials[lo:hi])
+            yield from _take(sub, parquet.iter_batches(batch_size=size, row_groups=[group]))
+        start = end
+
+
+def _take(part: _FilePart, batches: Iterable[pa.RecordBatch]) -> Iterator[tuple[Piece, np.ndarray]]:
+    """The wanted rows of consecutive batches that together hold the part's rows."""
+    start = 0
+    for batch in batches:
+        lo, hi = np.searchsorted(part.rows, [start, start + batch.num_rows])
+        if hi > lo:
+            yield batch.take(pa.array(part.rows[lo:hi] - start)), part.trials[lo:hi]
+        start += batch.num_rows
+    _check_count(part, start)
+
+
+def _unreadable(path: Path, exc: Exception) -> SourceError:
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else (str(exc).splitlines() or [""])[0][:200]
+    return SourceError(f"{path.name}: cannot be read ({reason})")
+
+
+def _check_count(part: _FilePart, rows: int) -> None:
+    if rows != part.expected_rows:
+        raise SourceError(f"{part.path.name}: changed since it was opened ({rows:,} rows, not {part.expected_rows:,}); reopen it")
+
+
+def json_rows(file: Path) -> list[dict]:
+    """A JSON file's rows numbered as the conversion numbers them: a list, one object, or JSON Lines;
+    items that are not objects do not count."""
+    data = file.read_bytes()
+    head = data.lstrip()[:1]
+    if head == b"[":
+        rows = orjson.loads(data)
+    elif head == b"{" and file.suffix == ".json" and data.count(b"\n{") == 0:
+        rows = [orjson.loads(data)]
+    else:
+        rows = [orjson.loads(line) for line in data.splitlines() if line.strip()]
+    return [row for row in rows if isinstance(row, dict)]
+
+
+# --- column types -------------------------------------------------------------------------------
+
+
+def _schema(part: _FilePart) -> pa.Schema:
+    try:
+        if part.path.suffix == ".parquet":
+            return pq.read_schema(part.path)
+        if part.path.suffix == ".arrow":
+            with _arrow_reader(part.path) as reader:
+                return reader.schema
+    except (pa.ArrowException, OSError) as exc:
+        raise _unreadable(part.path, exc) from None
+    piece, _ = next(_pieces(part))
+    return _json_table(piece).schema
+
+
+def _unify(schemas: Iterable[pa.Schema]) -> pa.Schema:
+    """One schema for every file: types promoted where Arrow can, JSON text where they conflict."""
+    types: dict[str, pa.DataType] = {}
+    for schema in schemas:
+        for field in schema:
+            have = types.get(field.name)
+            if field.name in _ADDED.names or have == field.type or pa.types.is_null(field.type):
+                types.setdefault(field.name, field.type)
+                continue
+            if have is None or pa.types.is_null(have):
+                types[field.name] = field.type
+                continue
+            try:
+                both = [pa.schema([(field.name, have)]), pa.schema([(field.name, field.type)])]
+                types[field.name] = pa.unify_schemas(both, promote_options="permissive").field(0).type
+            except (pa.ArrowException, NotImplementedError):
+                types[field.name] = pa.string()
+    return pa.schema([(name, kind) for name, kind in types.items() if name not in _ADDED.names])
+
+
+def _json_table(rows: list[dict]) -> pa.Table:
+    """Decoded JSON rows as a table; a column Arrow cannot type (mixed shapes) becomes JSON text."""
+    names = list(dict.fromkeys(name for row in rows for name in row))
+    columns = {}
+    for name in names:
+        values = [row.get(name) for row in rows]
+        try:
+            columns[name] = pa.array(values)
+        except (pa.ArrowException, TypeError, OverflowError):
+            columns[name] = pa.array([_text(v) for v in values], pa.string())
+    return pa.table(columns)
+
+
+def _conform(piece: Piece, schema: pa.Schema) -> list[pa.Array]:
+    table = _json_table(piece) if isinstance(piece, list) else pa.Table.from_batches([piece])
+    columns = []
+    for field in schema:
+        if field.name not in table.column_names:
+            columns.append(pa.nulls(table.num_rows, field.type))
+            continue
+        column = table.column(field.name).combine_chunks()
+        if column.type != field.type:
+            try:
+                column = column.cast(field.type)
+            except (pa.ArrowException, NotImplementedError):
+                values = column.to_pylist()
+                text = pa.types.is_string(field.type) or pa.types.is_large_string(field.type)
+                column = pa.array([_text(v) for v in values] if text else values, field.type)
+        columns.append(column)
+    return columns
+
+
+def _text(value) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    return orjson.dumps(value, default=_json_default).decode()
+
+
+def _json_default(value):
+    """What orjson cannot encode by itself: binaries as text, the rest (decimals, durations) by str."""
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", "replace")
+    return str(value)
+
+
+# --- writers ------------------------------------------------------------------------------------
+
+
+class _Jsonl:
+    """One JSON object per row; JSON originals are written back as they were decoded."""
+
+    needs_schema = False
+
+    def __init__(self, path: Path, schema: pa.Schema | None) -> None:
+        self._file = open(path, "wb")
+
+    def write(self, piece: Piece, labels: list[list[str]], notes: list[str | None]) -> None:
+        rows = piece if isinstance(piece, list) else piece.to_pylist()
+        for row, label, note in zip(rows, labels, notes):
+            line = {**row, LABELS_COLUMN: label, NOTE_COLUMN: note}
+            self._file.write(orjson.dumps(line, default=_json_default, option=orjson.OPT_APPEND_NEWLINE))
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class _Parquet:
+    needs_schema = True
+
+    def __init__(self, path: Path, schema: pa.Schema) -> None:
+        self._schema = schema
+        self._writer = pq.ParquetWriter(path, pa.unify_schemas([schema, _ADDED]))
+
+    def write(self, piece: Piece, labels: list[list[str]], notes: list[str | None]) -> None:
+        columns = _conform(piece, self._schema) + [pa.array(labels, _ADDED[0].type), pa.array(notes, pa.string())]
+        self._writer.write_table(pa.Table.from_arrays(columns, schema=self._writer.schema))
+
+    def close(self) -> None:
+        self._writer.close()
+
+
+class _Csv:
+    """Nested columns as JSON text; the labels `;`-joined."""
+
+    needs_schema = True
+
+    def __init__(self, path: Path, schema: pa.Schema) -> None:
+        self._schema = schema
+        flat = [(f.name, f.type if _csv_ready(f.type) else pa.string()) for f in schema]
+        self._flat = pa.schema(flat + [(LABELS_COLUMN, pa.string()), (NOTE_COLUMN, pa.string())])
+        self._writer = pa_csv.CSVWriter(str(path), self._flat)
+
+    def write(self, piece: Piece, labels: list[list[str]], notes: list[str | None]) -> None:
+        columns = [
+            column if _csv_ready(column.type) else pa.array([_text(v) for v in column.to_pylist()], pa.string())
+            for column in _conform(piece, self._schema)
+        ]
+        columns += [pa.array([";".join(label) for label in labels], pa.string()), pa.array(notes, pa.string())]
+        self._writer.write_table(pa.Table.from_arrays(columns, schema=self._flat))
+
+    def close(self) -> None:
+        self._writer.close()
+
+
+def _csv_ready(kind: pa.DataType) -> bool:
+    t = pa.types
+    return any(
+        check(kind)
+        for check in (t.is_boolean, t.is_integer, t.is_floating, t.is_string, t.is_large_string, t.is_decimal,
+                      t.is_timestamp, t.is_date, t.is_time)
+    )
+
+
+_WRITERS = {".jsonl": _Jsonl, ".parquet": _Parquet, ".csv": _Csv}
+
+
+# --- one trial as Markdown ----------------------------------------------------------------------
+
+
+def trial_markdown(session: Session, trial: int) -> str:
+    """One trial for a bug report: title, metadata table, result, verifier summary, then the
+    conversation (and sub-agent conversations) as fenced blocks. Control characters are removed."""
+    info = session.info(trial)
+    history = session.history(trial)
+    log = session.verifier_output(trial)
+    report = parse_verifier(log)
+    out = [f"# {_inline(info.task or info.trial_name or f'trial {trial}')}", ""]
+    fields = [
+        ("dataset", info.dataset), ("trial", info.trial_name), ("task", info.task), ("model", info.model),
+        ("agent", info.agent), ("provider", info.provider), ("run", info.run_id), ("date", info.date),
+        ("result", info.result or ""), ("outcome", info.outcome), ("episodes", str(info.episodes)),
+        ("messages", str(info.messages)),
+    ]
+    out += ["| field | value |", "|---|---|"]
+    out += [f"| {name} | {_inline(value)} |" for name, value in fields if value]
+    out += ["", "## Result", ""]
+    if log is None:
+        out.append(f"{info.outcome.upper()} · {_inline(info.result or 'no result')} · the verifier did not run")
+    else:
+        out.append(_inline(verdict_line(info.outcome, info.result, report)))
+        failures = {f.test: f for f in report.failures}
+        for name in report.failed_tests:
+            failure = failures.get(name)
+            assertion = f": {_inline(failure.assertion)}" if failure and failure.assertion else ""
+            out.append(f"- `{_inline(name)}`{assertion}")
+    out += ["", "## Conversation", ""]
+    out += _messages(history.messages)
+    for sub in history.subagents:
+        out += [f"## Sub-agent: {_inline(sub.trace_source)}", ""]
+        out += _messages(sub.messages)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _messages(messages) -> list[str]:
+    out = []
+    for message in messages:
+        restart = " · after a context summarization" if message.restart else ""
+        out += [f"### {message.index + 1}. {_inline(message.role)} · episode {message.episode}{restart}", ""]
+        out += [_fenced(sanitize(message.content)), ""]
+    return out
+
+
+def _fenced(text: str) -> str:
+    """A code block whose fence is longer than any backtick run inside, so nothing can close it early."""
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{text.rstrip(chr(10))}\n{fence}"
+
+
+def _inline(text: str) -> str:
+    """Text for a heading or a table cell: one line, no control characters, `|` escaped."""
+    return " ".join(sanitize(text).split()).replace("|", "\\|")

@@ -1,0 +1,50 @@
+"""The user's config file, `config.toml` under the XDG config dir: the label names keys 1–9 toggle.
+
+A missing file is the defaults; a broken one is the defaults plus a one-line warning, never a crash.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_LABELS = ("reward-hack", "bad-task", "env-issue", "tool-misuse", "good-example")
+KEYED_LABELS = 9
+"""Keys 1–9 toggle the first nine labels; the others are reachable from the command palette."""
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    labels: tuple[str, ...] = DEFAULT_LABELS
+
+    def label_for_digit(self, digit: int) -> str | None:
+        """The label key `digit` (1–9) toggles, if there is one."""
+        return self.labels[digit - 1] if 1 <= digit <= min(KEYED_LABELS, len(self.labels)) else None
+
+
+def config_path() -> Path:
+    """`$XDG_CONFIG_HOME/tracetui/config.toml` (platformdirs: the right place on every OS)."""
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("tracetui", appauthor=False)) / "config.toml"
+
+
+def load_config(path: Path | None = None) -> tuple[Config, str | None]:
+    """(config, warning): the warning is one line for the user when the file could not be used."""
+    path = path or config_path()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return Config(), None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc).splitlines()[0]
+        return Config(), f"{path}: {reason}; using the default labels"
+    labels = data.get("labels", DEFAULT_LABELS)
+    if not isinstance(labels, (list, tuple)) or not all(isinstance(v, str) and v.strip() for v in labels):
+        return Config(), f"{path}: `labels` must be a list of non-empty strings; using the default labels"
+    names = tuple(dict.fromkeys(v.strip() for v in labels))
+    bad = [v for v in names if ";" in v or v.startswith("(")]
+    if bad:  # `;` joins labels in CSV exports; `(…)` names are the facet's own values, like "(noted)"
+        return Config(), f"{path}: label {bad[0]!r} may not contain ';' or start with '('; using the default labels"
+    return Config(names), None
