@@ -23,7 +23,7 @@ from tracetui.store.labels import LabelStore, trial_key
 
 from .conftest import GOLDEN, golden_rows, trial_rows, write_parquet
 
-VERIFIER_LOG = (Path(__file__).parent / "fixtures" / "verifier" / "tb_pytest_rA.log").read_text()
+VERIFIER_LOG = (Path(__file__).parent / "fixtures" / "verifier" / "tb_pytest_rA.txt").read_text()
 
 
 def session_of(*paths: Path):

@@ -6,6 +6,7 @@ Every user error ends as one line on stderr and exit code 2 (`--debug` shows the
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from dataclasses import replace
@@ -48,7 +49,11 @@ def open_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tracetui",
         description="Read and triage datasets of coding-agent traces in the terminal.\n\n"
-        "commands:\n  demo      open (or write) the bundled demo dataset",
+        "commands (each has --help):\n"
+        "  demo      open (or write) the bundled demo dataset\n"
+        "  stats     pass rates by model / task / dataset, and head-to-head tables\n"
+        "  export    write the filtered or labelled trials to jsonl / parquet / csv\n"
+        "  labels    list the labels and notes you gave to a dataset's trials",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -154,11 +159,20 @@ def _guarded(args, run) -> int:
         return 2
 
 
+def _lazy(module: str):
+    """A subcommand whose module is imported only when it runs, so `tracetui SOURCE` never pays for it."""
+
+    def run(argv: list[str]) -> int:
+        return importlib.import_module(module).run(argv)
+
+    return run
+
+
 COMMANDS = {
     "demo": cmd_demo,
-    "export": lambda argv: __import__("tracetui.commands.export", fromlist=["run"]).run(argv),
-    "labels": lambda argv: __import__("tracetui.commands.labels", fromlist=["run"]).run(argv),
-    "stats": lambda argv: __import__("tracetui.commands.stats", fromlist=["main"]).main(argv),
+    "stats": _lazy("tracetui.commands.stats"),
+    "export": _lazy("tracetui.commands.export"),
+    "labels": _lazy("tracetui.commands.labels"),
 }
 """Subcommands: each takes its own argv and returns the exit code (wrap its body in `_guarded`)."""
 

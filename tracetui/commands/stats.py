@@ -42,7 +42,7 @@ def parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str]) -> int:
+def run(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     return _guarded(args, lambda: _quiet_on_closed_pipe(args))
 
