@@ -1,0 +1,5 @@
+"""Verifier-log parsing: turn a test run's output into counts, tests and failures."""
+
+from .parse import Failure, TestCase, VerifierReport, parse_verifier, strip_ansi
+
+__all__ = ["Failure", "TestCase", "VerifierReport", "parse_verifier", "strip_ansi"]
