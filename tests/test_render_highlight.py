@@ -1,0 +1,141 @@
+"""Pygments highlighting: exact plain text, heredoc bodies in their own language, guessing limits."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tracetui.render import highlight as hl
+from tracetui.render.highlight import GUESS_LIMIT, heredocs, highlight, language_for_path, lexer_for
+
+PYTHON_KEYWORD = "#66d9ef"  # monokai's keyword colour; bash does not colour `def`
+
+
+def styled_words(text):
+    """word -> colours of the spans that cover it exactly or contain it."""
+    found = {}
+    for span in text.spans:
+        for word in text.plain[span.start : span.end].split():
+            found.setdefault(word, set()).add(str(span.style.color.triplet.hex) if span.style.color else None)
+    return found
+
+
+@pytest.mark.parametrize("code, lang", [
+    ("x = 1\n", "python"), ("\n\nx\t= 1\n\n\n", "py"), ("fn main() {}\n", "rs"), ("int main(){}", "c"),
+    ("package main\n", "go"), ("const a = 1;\n", "js"), ("let a: number = 1\n", "ts"), ("echo hi\n", "sh"),
+    ('{"a": [1, 2]}\n', "json"), ("a: 1\n", "yaml"), ("[x]\na = 1\n", "toml"), ("all:\n\tcc x.c\n", "Makefile"),
+    ("FROM ubuntu\nRUN ls\n", "Dockerfile"), ("x\n", "text"), ("anything", "no-such-language"),
+    ("print(1)", "/app/solve.py"), ("", "python"), ("\t\t\n", "bash"),
+])
+def test_plain_text_is_exactly_the_code(code, lang):
+    assert highlight(code, lang).plain == code
+
+
+def test_languages_resolve_by_alias_file_name_and_path():
+    assert lexer_for("py").aliases[0] == "python"
+    assert lexer_for("Makefile").aliases[0] == "make"
+    assert lexer_for("src/main.rs").aliases[0] == "rust"
+    assert lexer_for("text") is None and lexer_for("nonsense-lang") is None
+    assert language_for_path("/app/config.yaml") == "yaml"
+    assert language_for_path("/app/notes.txt") is None
+
+
+def test_code_gets_styles():
+    text = highlight("def f(x):\n    return x\n", "python")
+    assert PYTHON_KEYWORD in styled_words(text)["def"]
+
+
+HEREDOC_CASES = [
+    ("cat > solve.py << 'EOF'\nimport sys\nEOF\n", "python", "import sys\n"),
+    ("cat > src/main.rs <<EOF\nfn main() {}\nEOF\n", "rust", "fn main() {}\n"),
+    ('cat > a.c << "END"\nint x;\nEND\n', "c", "int x;\n"),
+    ("cat >main.go <<EOF\npackage main\nEOF\n", "go", "package main\n"),
+    ("cat << 'EOF' > app.js\nlet a = 1\nEOF\n", "javascript", "let a = 1\n"),
+    ("tee index.ts <<EOF\nlet a: number = 1\nEOF\n", "typescript", "let a: number = 1\n"),
+    ("tee -a run.sh <<EOF >/dev/null\necho hi\nEOF\n", "bash", "echo hi\n"),
+    ("cat > data.json <<EOF\n{}\nEOF\n", "json", "{}\n"),
+    ("cat > c.yaml <<EOF\na: 1\nEOF\n", "yaml", "a: 1\n"),
+    ("cat > pyproject.toml <<EOF\n[x]\nEOF\n", "toml", "[x]\n"),
+    ("cat > Makefile <<'EOF'\nall:\nEOF\n", "make", "all:\n"),
+    ("cat > Dockerfile <<'EOF'\nFROM x\nEOF\n", "docker", "FROM x\n"),
+    ("cat <<-EOF > t.py\n\tx = 1\n\tEOF\n", "python", "\tx = 1\n"),
+    ("python3 - <<'PY' 2>/dev/null\nprint(1)\nPY\n", "python", "print(1)\n"),
+    ("cd /app && node <<EOF\nconsole.log(1)\nEOF\n", "javascript", "console.log(1)\n"),
+    ("cat <<EOF\nplain words\nEOF\n", None, "plain words\n"),
+    ("cat > notes.txt <<EOF\nwords\nEOF\n", None, "words\n"),
+]
+
+
+@pytest.mark.parametrize("keystrokes, lang, body", HEREDOC_CASES)
+def test_heredoc_body_and_language(keystrokes, lang, body):
+    [(start, end, found)] = heredocs(keystrokes)
+    assert keystrokes[start:end] == body
+    assert found == lang
+
+
+def test_heredoc_edge_cases():
+    two = "cat <<A <<B\nfirst\nA\nsecond\nB\necho done\n"
+    assert [two[s:e] for s, e, _ in heredocs(two)] == ["first\n", "second\n"]
+    unterminated = "cat > a.py <<EOF\nx = 1\ny = 2"
+    [(start, end, lang)] = heredocs(unterminated)
+    assert unterminated[start:end] == "x = 1\ny = 2" and lang == "python"
+    assert heredocs("cat <<< 'here string'\n") == []
+    assert heredocs("echo $((1 << 2))\n") == []
+    after = "cat > a.py <<EOF\nx\nEOF\ncat > b.rs <<EOF\nfn f(){}\nEOF\n"
+    assert [lang for _, _, lang in heredocs(after)] == ["python", "rust"]
+
+
+def test_shell_is_highlighted_with_heredoc_bodies_in_their_language():
+    code = "cat > solve.py << 'EOF'\ndef main():\n    pass\nEOF\npython3 solve.py\n"
+    text = highlight(code, "bash")
+    assert text.plain == code
+    words = styled_words(text)
+    assert PYTHON_KEYWORD in words["def"]
+    assert words.get("EOF") != words["def"]
+    # the same body lexed as shell does not colour `def` like a Python keyword
+    assert PYTHON_KEYWORD not in styled_words(highlight("def main():\n", "bash")).get("def", {None})
+
+
+def test_guessing_only_small_snippets():
+    assert highlight("def f(x):\n    return x\n", None).spans
+    assert highlight('{"a": 1}', None).spans
+    assert not highlight("Just a sentence of prose, nothing more.", None).spans
+    big = "def f(x):\n    return x\n" * (GUESS_LIMIT // 20)
+    assert len(big) > GUESS_LIMIT
+    assert not highlight(big, None).spans
+
+
+def test_big_input_never_reaches_the_guesser(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("guessed on big input")
+
+    monkeypatch.setattr(hl, "guess_lexer", refuse)
+    monkeypatch.setattr(hl, "_SNIFFERS", [])
+    hl._guess_small.cache_clear()
+    highlight("some words " * 1000, None)
+    with pytest.raises(AssertionError):
+        highlight("some small words", None)
+    hl._guess_small.cache_clear()
+
+
+def test_two_hundred_line_heredoc_styles_quickly():
+    body = "".join(f"def f{i}(x):\n    return x * {i}  # note\n" for i in range(99))
+    code = f"cat > big.py << 'EOF'\n{body}EOF\n"
+    assert code.count("\n") == 200
+    highlight(code, "bash")  # lexers load once
+    start = time.process_time()
+    text = highlight(code, "bash")
+    assert time.process_time() - start < 0.05
+    assert text.plain == code
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.sampled_from(list("ab<>'\"\n\t -=EOF{}#$()`\\cat>pyPY")), max_size=120),
+       st.sampled_from([None, "bash", "python", "json", "rust", "c", "yaml", "nope", "Makefile", "diff"]))
+def test_highlight_keeps_text_for_any_input(code, lang):
+    assert highlight(code, lang).plain == code
+    for start, end, _ in heredocs(code):
+        assert 0 <= start <= end <= len(code)

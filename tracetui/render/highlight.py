@@ -1,0 +1,222 @@
+"""Syntax highlighting of (already sanitized) code with Pygments, as Rich Text.
+
+The result's `.plain` is always exactly the input: Pygments' newline and tab handling is turned
+off, and any lexer that still changes the text is dropped in favour of plain text. Shell code
+gets its heredoc bodies highlighted in their own language (`cat > solve.py << 'EOF'` → Python),
+since agents write whole files that way.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import orjson
+from pygments.lexer import Lexer
+from pygments.lexers import get_lexer_by_name, get_lexer_for_filename, guess_lexer
+from pygments.styles import get_style_by_name
+from pygments.token import Token, _TokenType
+from pygments.util import ClassNotFound
+from rich.style import Style
+from rich.text import Span, Text
+
+GUESS_LIMIT = 4096
+"""Only snippets up to this many characters get their language guessed (guessing is slow)."""
+
+_LEXER_OPTIONS = {"stripnl": False, "ensurenl": False, "tabsize": 0}
+_PYGMENTS_STYLE = get_style_by_name("monokai")
+_GUESSABLE = {"bash", "c", "cpp", "diff", "docker", "go", "html", "ini", "java", "javascript",
+              "json", "make", "php", "python", "ruby", "rust", "sql", "toml", "typescript", "xml",
+              "yaml"}
+_SHELL = "bash"
+
+
+@lru_cache(maxsize=None)
+def _token_style(ttype: _TokenType) -> Style | None:
+    """Monokai colours without backgrounds; plain text keeps the block's own style."""
+    if ttype in Token.Text or ttype is Token:
+        return None
+    while not _PYGMENTS_STYLE.styles_token(ttype) and ttype.parent is not None:
+        ttype = ttype.parent  # Pygments styles name only some token types; the rest inherit
+    spec = _PYGMENTS_STYLE.style_for_token(ttype)
+    style = Style(color=f"#{spec['color']}" if spec["color"] else None,
+                  bold=spec["bold"] or None, italic=spec["italic"] or None,
+                  underline=spec["underline"] or None)
+    return style or None
+
+
+@lru_cache(maxsize=256)
+def lexer_for(lang: str) -> Lexer | None:
+    """A lexer by alias (`py`, `rust`, `console`), file name (`Makefile`) or path (`src/a.rs`).
+
+    None for plain text and for anything Pygments does not know.
+    """
+    lang = lang.strip()
+    name = lang.split()[0].lower() if lang else ""
+    try:
+        lexer = get_lexer_by_name(name, **_LEXER_OPTIONS)
+    except ClassNotFound:
+        try:
+            filename = lang.rsplit("/", 1)[-1]
+            lexer = get_lexer_for_filename(filename if "." in filename or filename[:1].isupper()
+                                           else f"x.{filename}", **_LEXER_OPTIONS)
+        except ClassNotFound:
+            return None
+    return None if lexer.aliases[:1] == ["text"] else lexer
+
+
+def language_for_path(path: str) -> str | None:
+    """The lexer alias for a file path, e.g. `solve.py` → `python`; None when unknown."""
+    lexer = lexer_for(path.rsplit("/", 1)[-1]) if path else None
+    return lexer.aliases[0] if lexer is not None else None
+
+
+def highlight(code: str, lang: str | None) -> Text:
+    """`code` highlighted as `lang` (guessed on small snippets when None); `.plain == code`."""
+    lexer = lexer_for(lang) if lang else _guess(code)
+    if lexer is None:
+        return Text(code)
+    if lexer.aliases[0] == _SHELL:
+        return _shell(code)
+    return _lex(code, lexer)
+
+
+def _guess(code: str) -> Lexer | None:
+    if len(code) > GUESS_LIMIT or not code.strip():
+        return None
+    return _guess_small(code)
+
+
+# Telltale lines, tried in order before Pygments' own guess (which often picks exotic lexers).
+_SNIFFERS = [(re.compile(p, re.MULTILINE), lang) for p, lang in [
+    (r"^(?:diff --git |--- \S|\+\+\+ \S|@@ -\d)", "diff"),
+    (r"^#include\s*[<\"](?:iostream|vector|string|map)|\bstd::", "cpp"),
+    (r"^#include\s*[<\"]", "c"),
+    (r"^\s*(?:def \w+\(|class \w+[:(]|import \w|from [\w.]+ import |if __name__)", "python"),
+    (r"\bfn \w+\(|\blet mut\b|^\s*(?:use \w+::|impl\b)|\w+!\(", "rust"),
+    (r"^package \w+\s*$|^func \w*\(", "go"),
+    (r"^\s*(?:const|let|var) \w+ = |\brequire\(|console\.log\(|^\s*(?:export|import) .* from ", "javascript"),
+    (r"^\s*(?:SELECT|INSERT INTO|UPDATE|DELETE FROM|CREATE TABLE)\b", "sql"),
+    (r"^\s*(?:\$ |#!/bin/(?:ba)?sh|sudo |apt(?:-get)? |pip3? |cd |ls\b|echo |export |mkdir |grep )", "bash"),
+]]
+
+
+@lru_cache(maxsize=256)
+def _guess_small(code: str) -> Lexer | None:
+    """A guess from telltale lines, else Pygments' guess if it names a common language."""
+    if code.lstrip()[:1] in ("{", "["):
+        try:
+            orjson.loads(code)
+            return lexer_for("json")
+        except orjson.JSONDecodeError:
+            pass
+    for pattern, lang in _SNIFFERS:
+        if pattern.search(code):
+            return lexer_for(lang)
+    try:
+        lexer = guess_lexer(code, **_LEXER_OPTIONS)
+    except ClassNotFound:
+        return None
+    return lexer if lexer.aliases[:1] and lexer.aliases[0] in _GUESSABLE else None
+
+
+def _lex(code: str, lexer: Lexer) -> Text:
+    spans = []
+    pos = 0
+    try:
+        for ttype, value in lexer.get_tokens(code):
+            end = pos + len(value)
+            style = _token_style(ttype)
+            if style is not None and end > pos:
+                spans.append(Span(pos, end, style))
+            pos = end
+    except Exception:  # a third-party lexer failing on odd input must not take the view down
+        return Text(code)
+    text = Text(code, spans=spans)
+    if pos != len(code) or text.plain != code:  # a lexer that rewrote the text: show it plain
+        return Text(code)
+    return text
+
+
+def _shell(code: str) -> Text:
+    """Shell code with each heredoc body highlighted in the language of its target."""
+    bodies = heredocs(code)
+    if not bodies:
+        return _lex(code, lexer_for(_SHELL))
+    text = Text()
+    pos = 0
+    for start, end, lang in bodies:
+        text.append_text(_lex(code[pos:start], lexer_for(_SHELL)))
+        lexer = lexer_for(lang) if lang else None  # a shell body is lexed without its own heredocs
+        text.append_text(_lex(code[start:end], lexer) if lexer is not None else Text(code[start:end]))
+        pos = end
+    text.append_text(_lex(code[pos:], lexer_for(_SHELL)))
+    return text
+
+
+# --- heredocs ---------------------------------------------------------------------------------
+
+_HEREDOC = re.compile(
+    r"(?<!<)<<(?P<dash>-?)[ \t]*(?:'(?P<sq>[^'\n]+)'|\"(?P<dq>[^\"\n]+)\"|\\?(?P<bare>[A-Za-z_][\w.-]*))"
+)
+_REDIRECT = re.compile(  # stdout to a file (not `2>` or `>&`), or tee's file
+    r"(?:(?<![\d&>])>>?|\btee(?:[ \t]+-\w+)*)[ \t]*(['\"]?)(?P<path>[^\s;&|<>'\"]+)\1"
+)
+_COMMAND_START = re.compile(r"(?:^|[;&|(]|\bthen\b|\bdo\b)\s*(?:sudo\s+|env\s+|\w+=\S*\s+)*(?P<cmd>[\w./+-]+)")
+_INTERPRETERS = {
+    "python": "python", "python3": "python", "python2": "python", "py": "python",
+    "uv": "python", "node": "javascript", "nodejs": "javascript", "deno": "typescript",
+    "bash": "bash", "sh": "bash", "zsh": "bash", "ruby": "ruby", "perl": "perl", "php": "php",
+    "psql": "sql", "mysql": "sql", "sqlite3": "sql", "patch": "diff", "git": "diff",
+    "lua": "lua", "Rscript": "r",
+}
+
+
+def heredocs(keystrokes: str) -> list[tuple[int, int, str | None]]:
+    """The heredoc bodies of shell text: (start, end, language) spans, in order.
+
+    The language comes from the redirect target's file name (`cat > a.rs <<EOF`, `tee a.go
+    <<EOF`) or else from the interpreter reading the body (`python3 - <<'EOF'`); None when
+    neither tells. A body without its terminator line runs to the end (a cut-off command).
+    """
+    spans: list[tuple[int, int, str | None]] = []
+    pos = 0
+    while True:
+        match = _HEREDOC.search(keystrokes, pos)
+        if match is None:
+            return spans
+        line_end = keystrokes.find("\n", match.end())
+        if line_end < 0:
+            return spans
+        line_start = keystrokes.rfind("\n", 0, match.start()) + 1
+        # Heredocs opened on the same line have their bodies one after another.
+        operators = list(_HEREDOC.finditer(keystrokes, match.start(), line_end))
+        body_start = line_end + 1
+        for op in operators:
+            delimiter = op.group("sq") or op.group("dq") or op.group("bare")
+            indent = r"[ \t]*" if op.group("dash") else ""
+            terminator = re.compile(rf"^{indent}{re.escape(delimiter)}$", re.MULTILINE)
+            found = terminator.search(keystrokes, body_start)
+            body_end = found.start() if found else len(keystrokes)
+            lang = _heredoc_language(keystrokes[line_start:line_end], op.start() - line_start)
+            spans.append((body_start, body_end, lang))
+            body_start = found.end() + 1 if found else len(keystrokes)
+        pos = max(body_start, line_end + 1)
+        if pos >= len(keystrokes):
+            return spans
+
+
+def _heredoc_language(line: str, operator_at: int) -> str | None:
+    """The language of a heredoc body from the command line that opens it."""
+    segment_start = max(line.rfind(sep, 0, operator_at) for sep in (";", "&&", "||", "|"))
+    segment_start = max(segment_start, 0)
+    segment_end = min((i for i in (line.find(sep, operator_at) for sep in (";", "&&", "||", "|"))
+                       if i >= 0), default=len(line))
+    segment = line[segment_start:segment_end]
+    target = _REDIRECT.search(segment)
+    if target is not None:
+        return language_for_path(target.group("path"))
+    command = _COMMAND_START.search(segment)
+    if command is not None:
+        return _INTERPRETERS.get(command.group("cmd").rsplit("/", 1)[-1])
+    return None

@@ -1,0 +1,438 @@
+"""Turn one message of a trial's history into the blocks the conversation view lays out.
+
+Every block's text is sanitized and already cut to a readable size; all highlighting (Pygments,
+ANSI colours) is deferred to the blocks' stylers, so building the blocks of even a 5 MB message
+costs a few string scans. Cuts are made on the raw text before anything else looks at it.
+
+Blocks carry `action="think"` (Enter toggles MessageState.think_open) on reasoning headers and
+`action="expand"` (toggles MessageState.expanded) on "… N lines hidden" markers, their
+"collapse" counterparts and folded prompt templates.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from rich.text import Text
+
+from tracetui.data.model import Message
+from tracetui.render.assistant import AssistantReply, Command, ToolCall, parse_assistant
+from tracetui.render.block import Block
+from tracetui.render.highlight import highlight
+from tracetui.render.safe_text import ansi_text, sanitize
+from tracetui.render.user import HARNESS_KINDS, Part, classify_user
+
+MAX_LINES = 200
+"""A block with more lines than this is cut to its head and tail..."""
+MAX_LINE = 2000
+"""...and so is one with a longer line (cut inside that line)."""
+HEAD_LINES = 120
+TAIL_LINES = 40
+TAIL_CHARS = 1000
+"""Characters kept of a long line the tail starts inside."""
+BLANK_RUN = 3
+"""Consecutive blank terminal lines from which they collapse into one marker line."""
+
+# Colours for a dark terminal: blue assistant, green user, magenta for harness plumbing, red
+# errors, yellow warnings, grey for whatever is folded or secondary.
+ROLE_STYLES = {"assistant": "bold #5fafff", "user": "bold #87d75f", "system": "bold #d787ff"}
+OTHER_ROLE_STYLE = "bold #d0d0d0"
+META_STYLE = "#808080"
+RESTART_STYLE = "bold #d787ff"
+BADGES = {
+    "parse_error": ("⚠ parse error", "bold #ffffff on #af0000"),
+    "warning": ("⚠ warnings", "bold #000000 on #d7af00"),
+    "completion_check": ("? completion check", "bold #000000 on #5fafd7"),
+    "timeout": ("⏱ timeout", "bold #000000 on #ff8700"),
+    "output_limit": ("✂ output limit", "bold #ffffff on #af0000"),
+    "handoff": ("⇄ handoff", "bold #ffffff on #875faf"),
+    "unparsed": ("⚠ unparsed reply", "bold #ffffff on #af0000"),
+    "prompt": ("prompt", "#87d75f"),
+    "observation": ("terminal", "#808080"),
+}
+HARNESS_STYLES = {"parse_error": "#ff8787", "warning": "#ffd75f", "completion_check": "#87d7ff",
+                  "timeout": "#ffaf5f", "output_limit": "#ff8787", "handoff": ""}
+THINK_STYLE = "italic #8a8a8a"
+LABEL_STYLE = "bold #87afd7"
+FOLDED_STYLE = "#808080"
+MARKER_STYLE = "italic #6c6c6c"
+OMITTED_STYLE = "reverse #d7af00"
+ERROR_STYLE = "#ff8787"
+WARNING_STYLE = "#ffd75f"
+COMMAND_STYLE = "#808080"
+KEY_STYLE = "bold #ffaf5f"
+COMPLETE_STYLE = "bold #5fd75f"
+TOOL_STYLE = "bold #5fd7d7"
+TERMINAL_STYLE = "#d0d0d0"
+
+_CODE_ARGUMENTS = {"command": "bash", "cmd": "bash", "code": "python",
+                   "file_text": None, "new_str": None, "old_str": None, "content": None,
+                   "patch": "diff"}
+_FENCE = re.compile(r"^[ \t]*```[ \t]*([^\s`]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$\n?|\Z)",
+                    re.MULTILINE | re.DOTALL)
+_OMITTED = re.compile(r"\n?\[\.\.\. output limited to (\d[\d,]{0,20}) bytes; (\d[\d,]{0,20}) interior "
+                      r"bytes omitted \.\.\.\]\n?")
+
+
+@dataclass(frozen=True, slots=True)
+class MessageState:
+    think_open: bool = False
+    """<think> reasoning unfolded."""
+    expanded: bool = False
+    """Long content shown whole."""
+
+
+def message_blocks(history: Sequence[Message], i: int, state: MessageState = MessageState()) -> list[Block]:
+    """The blocks of message `i`: a one-line header, then its body."""
+    message = history[i]
+    content = message.content if isinstance(message.content, str) else ""
+    badge = None
+    if message.role == "assistant":
+        reply = parse_assistant(content)
+        harness = _harness_feedback(history, i)
+        if reply.error is not None or harness is not None:
+            badge = "unparsed"
+        body = _assistant(reply, harness, state)
+    elif message.role == "user":
+        user = classify_user(content, first=i == 0)
+        badge = user.kind if user.kind in BADGES else None
+        body = _user_parts(user.kind, user.parts, state)
+    else:
+        body = _prose(content, state)
+    blocks = [_header(message, i, len(history), badge, len(content)), *body]
+    for block in blocks:
+        block.message = i
+    return blocks
+
+
+def _header(message: Message, i: int, total: int, badge: str | None, size: int) -> Block:
+    role = (sanitize(message.role)[:40] if isinstance(message.role, str) else "") or "?"
+    pieces = [(role, ROLE_STYLES.get(role, OTHER_ROLE_STYLE))]
+    if badge is not None:
+        pieces += [("  ", ""), (f" {BADGES[badge][0]} ", BADGES[badge][1])]
+    meta = f"  episode {message.episode} · #{i + 1}/{total} · {_size(size)}"
+    pieces.append((meta, META_STYLE))
+    if message.restart:
+        pieces.append(("  ⟲ context summarized — history restarts", RESTART_STYLE))
+    return _pieces_block(pieces)
+
+
+def _pieces_block(pieces: list[tuple[str, str]], **fields) -> Block:
+    """A block made of our own (already safe) fragments, each in its style."""
+    text = "".join(piece for piece, _ in pieces)
+    return Block(text, styler=lambda: Text.assemble(*pieces), **fields)
+
+
+def _size(n: int) -> str:
+    if n < 1000:
+        return f"{n} B"
+    return f"{n / 1000:.1f} KB" if n < 1_000_000 else f"{n / 1_000_000:.1f} MB"
+
+
+# --- long content -----------------------------------------------------------------------------
+
+def _cut(s: str) -> tuple[int, int] | None:
+    """(end of head, start of tail) for text too long to show whole; None when it is not.
+
+    Found with str.find/rfind from both ends, never by splitting the whole text.
+    """
+    if s.count("\n") < MAX_LINES and (len(s) <= MAX_LINE or not _has_long_line(s)):
+        return None
+    head_end = _head_end(s)
+    tail_start = _tail_start(s, head_end)
+    return (head_end, tail_start) if tail_start > head_end else None
+
+
+def _has_long_line(s: str) -> bool:
+    pos = 0
+    while True:
+        newline = s.find("\n", pos)
+        end = len(s) if newline < 0 else newline
+        if end - pos > MAX_LINE:
+            return True
+        if newline < 0:
+            return False
+        pos = newline + 1
+
+
+def _head_end(s: str) -> int:
+    pos = 0
+    for _ in range(HEAD_LINES):
+        newline = s.find("\n", pos)
+        end = len(s) if newline < 0 else newline
+        if end - pos > MAX_LINE:
+            return pos + MAX_LINE
+        if newline < 0:
+            return len(s)
+        pos = newline + 1
+    return pos - 1
+
+
+def _tail_start(s: str, head_end: int) -> int:
+    end = len(s)
+    for _ in range(TAIL_LINES):
+        newline = s.rfind("\n", head_end, end)
+        start = head_end if newline < 0 else newline + 1
+        if end - start > MAX_LINE:
+            return max(end - TAIL_CHARS, head_end)
+        if newline < 0:
+            return head_end
+        end = newline
+    return end + 1
+
+
+def _hidden_marker(s: str, head_end: int, tail_start: int, indent: int) -> Block:
+    start = head_end + (s.startswith("\n", head_end))
+    end = tail_start - (tail_start > start and s[tail_start - 1] == "\n")
+    lines = s.count("\n", start, end) + 1 if end > start else 0
+    what = f"{lines:,} lines" if lines > 1 else f"{end - start:,} characters"
+    return Block(f"… {what} ({_size(end - start)}) hidden — Enter to expand", style=MARKER_STYLE,
+                 indent=indent, action="expand")
+
+
+def _cut_blocks(raw: str, state: MessageState, make: Callable[[str], list[Block]],
+                indent: int = 0) -> list[Block]:
+    """`make`'s blocks for raw text, cut to head and tail (around a marker) unless expanded."""
+    cut = _cut(raw)
+    if cut is None:
+        return make(raw)
+    if state.expanded:
+        collapse = Block("▴ shown whole — Enter to collapse", style=MARKER_STYLE, indent=indent,
+                         action="expand")
+        return [*make(raw), collapse]
+    head_end, tail_start = cut
+    return [*make(raw[:head_end]), _hidden_marker(raw, head_end, tail_start, indent),
+            *make(raw[tail_start:])]
+
+
+# --- prose, code, terminal --------------------------------------------------------------------
+
+def _prose(raw: str, state: MessageState, style: str = "", indent: int = 0,
+           label: str = "") -> list[Block]:
+    """Prose with its fenced code blocks highlighted; `label` (e.g. "Analysis") leads it."""
+    if not raw.strip():
+        return [Block(f"{label}:", style=LABEL_STYLE, indent=indent)] if label else []
+    blocks = _cut_blocks(raw, state, lambda piece: _prose_piece(piece, style, indent), indent)
+    if label:
+        first = blocks[0] if blocks else None
+        if first is not None and first.wrap and first.action is None:
+            blocks[0] = _labelled(label, first)
+        else:
+            blocks.insert(0, Block(f"{label}:", style=LABEL_STYLE, indent=indent))
+    return blocks
+
+
+def _labelled(label: str, block: Block) -> Block:
+    """The block with `Label: ` in front of its first line."""
+    prefix = f"{label}: "
+    inner = block.styler
+    styler = lambda: Text.assemble((prefix, LABEL_STYLE), inner() if inner else block.text)
+    return Block(prefix + block.text, style=block.style, styler=styler, indent=block.indent)
+
+
+def _prose_piece(raw: str, style: str, indent: int) -> list[Block]:
+    blocks = []
+    pos = 0
+    for fence in _FENCE.finditer(raw):
+        if raw[pos : fence.start()].strip():
+            blocks.append(_text_block(raw[pos : fence.start()].strip("\n"), style, indent))
+        blocks.append(_code_block(fence.group(2).rstrip("\n"), fence.group(1) or None, indent + 2))
+        pos = fence.end()
+    if raw[pos:].strip() or not blocks:
+        blocks.append(_text_block(raw[pos:].strip("\n"), style, indent))
+    return blocks
+
+
+def _text_block(raw: str, style: str, indent: int) -> Block:
+    return Block(sanitize(raw), style=style, indent=indent)
+
+
+def _code_block(raw: str, lang: str | None, indent: int) -> Block:
+    text = sanitize(raw)
+    return Block(text, styler=lambda: highlight(text, lang), indent=indent, wrap=False)
+
+
+def _code(raw: str, lang: str | None, state: MessageState, indent: int) -> list[Block]:
+    return _cut_blocks(raw, state, lambda piece: [_code_block(piece, lang, indent)], indent)
+
+
+def _terminal(raw: str, state: MessageState, indent: int = 2) -> list[Block]:
+    """Terminal output: ANSI colours, blank runs collapsed, the harness's cut made visible."""
+    raw = raw.removesuffix("\n")
+    if not raw.strip():
+        return [Block("(no output)", style=MARKER_STYLE, indent=indent)]
+    return _cut_blocks(raw, state, lambda piece: [_terminal_piece(piece, indent)], indent)
+
+
+def _terminal_piece(raw: str, indent: int) -> Block:
+    segments: list[tuple[str, str | None]] = []  # (raw text, None) or (marker, its style)
+    pos = 0
+    for omitted in _OMITTED.finditer(raw):
+        segments += _blank_runs(raw[pos : omitted.start()])
+        limit, hidden = (int(group.replace(",", "")) for group in omitted.groups())
+        note = f"✂ {hidden:,} bytes omitted by the harness (output limited to {limit:,} bytes)"
+        segments.append((note, OMITTED_STYLE))
+        pos = omitted.end()
+    segments += _blank_runs(raw[pos:])
+    text = "\n".join(sanitize(s) if style is None else s for s, style in segments)
+    styler = lambda: Text("\n").join(ansi_text(s) if style is None else Text(s, style)
+                                     for s, style in segments)
+    return Block(text, style=TERMINAL_STYLE, styler=styler, indent=indent, wrap=False)
+
+
+def _blank_runs(raw: str) -> list[tuple[str, str | None]]:
+    """Raw line groups, with each run of BLANK_RUN or more blank lines replaced by a marker."""
+    if "\n" not in raw:
+        return [(raw, None)] if raw else []
+    segments: list[tuple[str, str | None]] = []
+    lines = raw.split("\n")
+    start = k = 0
+    while k < len(lines):
+        run = k
+        while run < len(lines) and not sanitize(lines[run]).strip():
+            run += 1
+        if run - k >= BLANK_RUN:
+            if k > start:
+                segments.append(("\n".join(lines[start:k]), None))
+            segments.append((f"… {run - k} blank lines", MARKER_STYLE))
+            start = run
+        k = max(run, k + 1)
+    if start < len(lines):
+        segments.append(("\n".join(lines[start:]), None))
+    return segments
+
+
+# --- assistant --------------------------------------------------------------------------------
+
+def _assistant(reply: AssistantReply, harness: str | None, state: MessageState) -> list[Block]:
+    blocks = [block for think in reply.think for block in _think(think, state)]
+    if reply.error is not None or harness is not None:
+        return blocks + _unparsed(reply, harness, state)
+    if reply.prose:
+        blocks += _prose(reply.prose, state)
+    if reply.analysis is not None:
+        blocks += _prose(reply.analysis, state, label="Analysis")
+    if reply.plan is not None:
+        blocks += _prose(reply.plan, state, label="Plan")
+    for number, command in enumerate(reply.commands, 1):
+        blocks += _command(number, command, state)
+    for call in reply.tool_calls:
+        blocks += _tool_call(call, state)
+    if reply.task_complete:
+        blocks.append(Block("✔ task_complete", style=COMPLETE_STYLE))
+    elif reply.format in ("json", "xml") and not reply.commands:
+        blocks.append(Block("(no commands)", style=MARKER_STYLE))
+    return blocks
+
+
+def _think(think: str, state: MessageState) -> list[Block]:
+    size = _size(len(think))
+    if not state.think_open:
+        words = " ".join(sanitize(think[:400]).split())
+        preview = words if len(words) <= 100 else words[:99].rstrip() + "…"
+        return [Block(f"▸ thinking ({size}): {preview}", style=THINK_STYLE, action="think")]
+    return [Block(f"▾ thinking ({size})", style=THINK_STYLE, action="think"),
+            *_prose(think, state, style=THINK_STYLE, indent=2)]
+
+
+def _harness_feedback(history: Sequence[Message], i: int) -> str | None:
+    """The parse-error message that answered reply `i`, if the next message is one."""
+    if i + 1 < len(history) and history[i + 1].role == "user":
+        content = history[i + 1].content or ""
+        if classify_user(content, first=False).kind == "parse_error":
+            return content
+    return None
+
+
+def _unparsed(reply: AssistantReply, harness: str | None, state: MessageState) -> list[Block]:
+    """The raw reply, flagged, with why it did not parse beneath it."""
+    blocks = [Block("⚠ unparsed reply", style="bold " + ERROR_STYLE)]
+    blocks += _cut_blocks(reply.body.strip("\n"), state,
+                          lambda piece: [_text_block(piece, "", 2)], 2)
+    if harness is not None:
+        feedback = harness.partition("\n")[2].split("\n\nPlease fix these issues")[0].strip()
+        blocks.append(Block("↳ harness said:", style="bold " + ERROR_STYLE, indent=2))
+        blocks += _prose(feedback, state, style=ERROR_STYLE, indent=4)
+    else:
+        blocks.append(Block(f"↳ parser: {sanitize(reply.error or '')}", style=ERROR_STYLE, indent=2))
+        if reply.warnings:
+            warnings = "\n".join(f"- {w}" for w in reply.warnings)
+            blocks += _prose(warnings, state, style=WARNING_STYLE, indent=4)
+    return blocks
+
+
+def _command(number: int, command: Command, state: MessageState) -> list[Block]:
+    keystrokes, key = command.keystrokes, command.key
+    timing = f"⏱ {command.duration:g}s" if command.duration is not None else "⏱ 1s (default)"
+    head = f"{number:>2}. "
+    if key is not None:
+        return [_pieces_block([(head, COMMAND_STYLE), (f"⌨ {sanitize(key)}", KEY_STYLE),
+                               (f"   {timing}", COMMAND_STYLE)])]
+    if not keystrokes:
+        return [Block(f"{head}(wait)   {timing}", style=COMMAND_STYLE)]
+    enter = keystrokes.endswith("\n")
+    note = "" if enter else "   (no Enter: typed, not run)"
+    return [Block(f"{head}{timing}{note}", style=COMMAND_STYLE),
+            *_code(keystrokes[:-1] if enter else keystrokes, "bash", state, indent=4)]
+
+
+def _tool_call(call: ToolCall, state: MessageState) -> list[Block]:
+    name = sanitize(call.name)[:80]
+    if call.error is not None:
+        return [Block(f"⚙ {name}: unparsed tool call", style="bold " + ERROR_STYLE),
+                *_code(call.raw, None, state, indent=4),
+                Block(f"↳ {sanitize(call.error)}", style=ERROR_STYLE, indent=2)]
+    arguments = dict(call.arguments)
+    blocks = []
+    keystrokes = arguments.pop("keystrokes", None)
+    if isinstance(keystrokes, str):  # terminus-style: shown like a JSON action's command
+        duration = arguments.pop("duration", None)
+        duration = float(duration) if isinstance(duration, (int, float)) else None
+        blocks += _command(1, Command(keystrokes, duration), state)
+    elif keystrokes is not None:
+        arguments["keystrokes"] = keystrokes
+    inline = []
+    editor = "path" in arguments  # an editor's `command` is a sub-command, not shell
+    for key, value in arguments.items():
+        key = sanitize(str(key))[:80]
+        if isinstance(value, str) and key in _CODE_ARGUMENTS and not (key == "command" and editor):
+            lang = _CODE_ARGUMENTS[key] or str(arguments.get("path") or "") or None  # resolved lazily
+            blocks += [Block(f"{key}:", style=COMMAND_STYLE, indent=2),
+                       *_code(value.removesuffix("\n"), lang, state, indent=4)]
+        elif isinstance(value, str) and ("\n" in value or len(value) > 100):
+            blocks += _prose(value, state, indent=2, label=key)
+        else:
+            shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            inline.append(f"{key}={sanitize(shown)[:200]}")
+    pieces = [(f"⚙ {name}", TOOL_STYLE)] + ([("  " + "  ".join(inline), COMMAND_STYLE)] if inline else [])
+    return [_pieces_block(pieces), *blocks]
+
+
+# --- user and other roles ---------------------------------------------------------------------
+
+def _user_parts(kind: str, parts: tuple[Part, ...], state: MessageState) -> list[Block]:
+    blocks = []
+    for part in parts:
+        if part.kind == "template":
+            blocks += _template(part, state)
+        elif part.kind == "terminal":
+            blocks += _terminal(part.text, state)
+        elif part.kind == "code":
+            blocks += [Block(f"{sanitize(part.label)}:", style=COMMAND_STYLE),
+                       *_code(part.text, part.lang, state, indent=2)]
+        elif part.kind == "harness" and kind in HARNESS_KINDS:
+            blocks += _prose(part.text.strip("\n"), state, style=HARNESS_STYLES.get(kind, ""))
+        else:
+            blocks += _prose(part.text.strip("\n"), state, label=sanitize(part.label))
+    return blocks
+
+
+def _template(part: Part, state: MessageState) -> list[Block]:
+    title = f"{sanitize(part.label)} ({_size(len(part.text))})"
+    if not state.expanded:
+        return [Block(f"▸ {title}", style=FOLDED_STYLE, action="expand")]
+    return [Block(f"▾ {title}", style=FOLDED_STYLE, action="expand"),
+            *_prose(part.text.strip("\n"), state, style=FOLDED_STYLE, indent=2)]
