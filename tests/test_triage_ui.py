@@ -34,7 +34,7 @@ async def test_starts_on_the_first_trial_with_its_conversation(sources):
         assert f"{total}/{total} trials" in header and "rows" in header and "pass" in header
         lines = "\n".join(visible_lines(screen.conversation))
         assert "episode 0" in lines and "user" in lines
-        assert "message 1/" in text_of(screen.query_one("#status"))
+        assert "message 1/" in text_of(screen.query_one("#position"))
 
 
 async def test_facet_toggle_narrows_the_list_and_updates_counts(sources):
@@ -80,7 +80,7 @@ async def test_H_and_L_move_across_trials_from_anywhere(sources):
         await pilot.press("L")
         second = screen.trial
         assert second != first and screen.trial_list.cursor == 1
-        assert app.session.info(second).trial_name in text_of(screen.query_one("#status"))
+        assert app.session.info(second).trial_name in text_of(screen.query_one("#position"))
         await pilot.press("H")
         assert screen.trial == first
 
@@ -91,14 +91,14 @@ async def test_message_navigation_and_episode_jump(sources):
         screen = await wait_loaded(app, pilot)
         conv = screen.conversation
         await pilot.press("l", "l")
-        assert conv.current == 2 and "message 3/" in text_of(screen.query_one("#status"))
+        assert conv.current == 2 and "message 3/" in text_of(screen.query_one("#position"))
         await pilot.press("h")
         assert conv.current == 1
         episodes = len(conv.history.episodes)
         if episodes > 2:
             await pilot.press("e", "2", "enter")
             assert conv.current_message().episode == 2
-            assert f"episode 2/{episodes}" in text_of(screen.query_one("#status"))
+            assert f"episode 2/{episodes}" in text_of(screen.query_one("#position"))
 
 
 async def test_find_in_conversation(sources):

@@ -56,7 +56,7 @@ class SearchResult:
         return [(i, m.index) for i, sub in enumerate(subagents) for m in sub.messages if found(m.content)]
 
     def _compiled(self) -> re.Pattern:
-        return _python_regex(self.pattern, self.regex, self.ignore_case)
+        return python_regex(self.pattern, self.regex, self.ignore_case)
 
 
 def search_facet(result: SearchResult) -> Facet:
@@ -80,7 +80,7 @@ def search(
     both accept a regex: the scan uses RE2, `messages_in` uses `re`), and SearchCancelled.
     """
     began = time.perf_counter()
-    _python_regex(pattern, regex, ignore_case)
+    python_regex(pattern, regex, ignore_case)
     expression = pattern if regex else re.escape(pattern)
     try:
         pc.match_substring_regex(pa.array([""]), expression, ignore_case=ignore_case)
@@ -130,7 +130,7 @@ def search(
     )
 
 
-def _python_regex(pattern: str, regex: bool, ignore_case: bool) -> re.Pattern:
+def python_regex(pattern: str, regex: bool, ignore_case: bool) -> re.Pattern:
     if not pattern:
         raise ValueError("nothing to search for: the pattern is empty")
     try:

@@ -76,4 +76,6 @@ class TraceApp(App):
             trial = session.find_trial(self.options.trial)
             if trial is None:
                 self.notify(f"No trial named {self.options.trial!r}", severity="warning")
-        self.switch_screen(TriageScreen(session, self.options.filters, trial))
+        filters = self.options.filters
+        given = filters if (filters.selected or filters.text) else None  # none given: resume the last view
+        self.switch_screen(TriageScreen(session, given, trial))

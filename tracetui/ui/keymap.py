@@ -24,7 +24,14 @@ APP = [
     Binding("x", "clear_filters", "Clear filters", show=False),
     Binding("o", "cycle_sort", "Sort", show=False),
     Binding("O", "reverse_sort", "Reverse sort", show=False),
-    Binding("a", "subagents", "Sub-agents", show=False),
+    Binding("u", "subagents", "Sub-agent conversations", show=False),
+    Binding("s,ctrl+f", "search", "Search all", key_display="s"),
+    Binding("escape", "escape", "Cancel / clear search", show=False),
+    Binding("a", "annotate", "Note"),
+    *(Binding(str(n), f"label({n})", f"Toggle label {n}", show=False) for n in range(1, 10)),
+    Binding("y", "copy", "Copy", show=False),
+    Binding("Y", "copy_trial", "Copy trial (Markdown)", show=False),
+    Binding("ctrl+e", "export", "Export", show=False),
     Binding("p", "pager", "Pager", show=False),
     Binding("P", "pager_trial", "Pager (trial)", show=False),
     Binding("E", "editor", "Editor", show=False),
@@ -74,3 +81,69 @@ SECTIONS = {
     "Verifier panel": VERIFIER,
 }
 """The help screen shows these, in this order."""
+
+# --- the stats, compare and head-to-head screens, pushed from the triage screen ----------------
+
+OPEN_SCREENS = [
+    Binding("S", "stats", "Stats"),
+    Binding("c", "compare", "Compare attempts"),
+    Binding("W", "head_to_head", "Head-to-head"),
+]
+"""For the triage screen: the stats of the filtered trials, the trial against another attempt of its
+task, and the per-task head-to-head of two datasets or models."""
+
+CLOSE = [Binding("escape,q", "close", "Close")]
+
+SCROLL = [
+    Binding("j,down", "scroll_down", "Scroll down", show=False),
+    Binding("k,up", "scroll_up", "Scroll up", show=False),
+    Binding("g,home", "scroll_home", "Top", show=False),
+    Binding("G,end", "scroll_end", "Bottom", show=False),
+    Binding("space,pagedown", "page_down", "Page down", show=False),
+    Binding("b,pageup", "page_up", "Page up", show=False),
+]
+"""A scrolling page of sections (the stats screen when it does not fit)."""
+
+STATS = [*CLOSE, Binding("o", "cycle_sort", "Sort tasks")]
+
+MATRIX = [
+    *MOVE,
+    Binding("h,left", "cursor_left", "Left", show=False),
+    Binding("l,right", "cursor_right", "Right", show=False),
+    Binding("enter", "pick", "Filter to cell"),
+]
+
+GROUP_TABLE = [*MOVE, Binding("enter", "pick", "Filter to row")]
+
+COMPARE = [
+    *CLOSE,
+    Binding("h,left_square_bracket", "prev_message", "Prev message", show=False),
+    Binding("l,right_square_bracket", "next_message", "Next message", show=False),
+    Binding("tab", "other_side", "Other side"),
+    Binding("s", "cycle_sync", "Sync"),
+    Binding("t", "toggle_thinking", "Thinking", show=False),
+]
+
+HEAD_TO_HEAD = [
+    *CLOSE,
+    Binding("s", "next_sides", "Next sides"),
+    Binding("S", "prev_sides", "Prev sides", show=False),
+    Binding("0", "show('all')", "All tasks", show=False),
+    Binding("1", "show('a_only')", "A passes, B fails"),
+    Binding("2", "show('b_only')", "B passes, A fails"),
+    Binding("3", "show('both_fail')", "Both fail", show=False),
+    Binding("4", "show('both_pass')", "Both pass", show=False),
+    Binding("f", "filter", "Filter list to task", show=False),
+]
+
+HEAD_TO_HEAD_TABLE = [*MOVE, *PAGE, Binding("enter", "open", "Compare best vs worst")]
+
+SECTIONS.update(
+    {
+        "Stats screen": [*STATS, *SCROLL],
+        "Stats: matrix": MATRIX,
+        "Stats: tables": GROUP_TABLE,
+        "Compare": COMPARE,
+        "Head-to-head": [*HEAD_TO_HEAD, *HEAD_TO_HEAD_TABLE],
+    }
+)

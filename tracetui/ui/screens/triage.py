@@ -19,6 +19,9 @@ from ...data.ordering import SORT_KEYS
 from ...data.session import Session
 from ...data.verifier_index import VerifierIndex, build_verifier_index
 from .. import keymap
+from ..actions.external import ExternalActions
+from ..actions.labels import LabelActions
+from ..actions.search import SearchActions
 from ..format import human_size, result_text, short_model
 from ..widgets.bars import InfoBar, PromptBar
 from ..widgets.conversation import ConversationView
@@ -31,12 +34,13 @@ ALWAYS_SHOWN = ("outcome", "result", "model", "task")
 SHOWN_WHEN_VARIED = ("agent", "model_provider", "trace_source", "dataset")
 
 
-class TriageScreen(Screen):
+class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
     BINDINGS = keymap.APP
 
     def __init__(self, session: Session, state: FilterState | None = None, trial: int | None = None) -> None:
         super().__init__()
         self.session = session
+        self._restore = state is None and trial is None
         self.state = state or FilterState()
         self.sort_key = "task"
         self.sort_reverse = False
@@ -57,6 +61,7 @@ class TriageScreen(Screen):
                 yield ConversationView(id="conversation")
                 yield VerifierPanel(id="verifier")
         yield PromptBar(id="prompt")
+        yield InfoBar(id="position")
         yield InfoBar(id="status")
         yield Footer()
 
@@ -77,7 +82,16 @@ class TriageScreen(Screen):
     def facet_list(self) -> FacetList:
         return self.query_one(FacetList)
 
+    @property
+    def prompt(self) -> PromptBar:
+        return self.query_one(PromptBar)
+
     def on_mount(self) -> None:
+        saved_state, saved_trial = self.open_labels(restore=self._restore)
+        if saved_state is not None:
+            self.state = saved_state
+        if saved_trial is not None:
+            self._start_trial = saved_trial
         self.facet_list.state = self.state
         self._show_facets()
         self.query_one("#name-filter", Input).value = self.state.text
@@ -113,12 +127,13 @@ class TriageScreen(Screen):
 
     # --- filtering and sorting -----------------------------------------------------------------
     def apply_filters(self, keep: int | None = None) -> None:
-        result = self.session.facets.apply(self.state)
+        result = self.session.facets.apply(self.state, self.search_mask)
         order = self.session.ordering.sort(result.visible, self.sort_key, self.sort_reverse)
         self.trial_list.set_order(order, keep=keep if keep is not None else self.trial)
         self.facet_list.update(result, self.state)
         self._update_list_header()
         self._update_header(order)
+        self.save_view()
         if not len(order):
             self.trial = None
             self.conversation.show((), None)
@@ -138,6 +153,8 @@ class TriageScreen(Screen):
             for ds in session.datasets
         )
         filters = self.state.describe()
+        if self.search_result is not None:
+            filters = f"{filters} matches~{self.search_result.pattern}".strip()
         self.query_one("#header", InfoBar).show(
             ("tracetui ", "bold"),
             (sources, "cyan"),
@@ -203,6 +220,7 @@ class TriageScreen(Screen):
         self.conversation.show(history.messages, history)
         info = self.session.info(trial)
         self.verifier.show(self.session.verifier_output(trial), info.outcome, info.result)
+        self.highlight_matches()
         self._status_position()
 
     def action_prev_trial(self) -> None:
@@ -235,10 +253,11 @@ class TriageScreen(Screen):
         parts.append((human_size(info.size), "dim"))
         subs = len(conv.history.subagents) if conv.history else 0
         if subs:
-            parts.append((f"  ·  {subs} sub-agent conversations (a)", "dim"))
-        self.query_one("#status", InfoBar).show(*parts)
+            parts.append((f"  ·  {subs} sub-agent conversations (u)", "dim"))
+        self.query_one("#position", InfoBar).show(*parts)
 
     def status(self, message: str) -> None:
+        """The message line: what the last action did (the position line above says where we are)."""
         self.query_one("#status", InfoBar).show((message, "italic"))
 
     def action_prev_message(self) -> None:
@@ -267,12 +286,9 @@ class TriageScreen(Screen):
         self._status_position()
 
     # --- prompts -------------------------------------------------------------------------------
-    def action_find(self) -> None:
-        self.query_one(PromptBar).ask("find", "find in this conversation (Enter; Esc cancels)")
-
     def action_goto_episode(self) -> None:
         episodes = self.conversation.episode_position()[1]
-        self.query_one(PromptBar).ask("episode", f"go to episode (0–{max(0, episodes - 1)})")
+        self.prompt.ask("episode", f"go to episode (0–{max(0, episodes - 1)})")
 
     @on(PromptBar.Answered)
     def _prompted(self, event: PromptBar.Answered) -> None:
@@ -280,12 +296,11 @@ class TriageScreen(Screen):
         if not event.value:
             return
         if event.mode == "find":
-            count = self.conversation.find(event.value)
-            if count:
-                position, total = self.conversation.goto_match(1)
-                self.status(f"match {position}/{total} for {event.value!r} (n / N)")
-            else:
-                self.status(f"No match for {event.value!r} in what is shown (t unfolds reasoning).")
+            self.find_in_conversation(event.value)
+        elif event.mode == "search":
+            self.start_search(event.value)
+        elif event.mode == "export":
+            self.run_export(event.value)
         elif event.mode == "episode":
             try:
                 episode = int(event.value)
@@ -295,15 +310,16 @@ class TriageScreen(Screen):
             if not self.conversation.goto_episode(episode):
                 self.status(f"No episode {episode} in this trial.")
 
-    def _goto_match(self, step: int) -> None:
-        position, total = self.conversation.goto_match(step)
-        self.status(f"match {position}/{total} (n / N)" if total else "No find active: / finds.")
-
-    def action_find_next(self) -> None:
-        self._goto_match(+1)
-
-    def action_find_prev(self) -> None:
-        self._goto_match(-1)
+    def action_escape(self) -> None:
+        """Esc: cancel running work, else clear the search, else leave the maximized pane."""
+        running = [w for w in self.workers if w.group in ("search", "export") and w.is_running]
+        if running:
+            for worker in running:
+                worker.cancel()
+        elif self.search_result is not None:
+            self.clear_search()
+        elif self.maximized is not None:
+            self.minimize()
 
     # --- layout --------------------------------------------------------------------------------
     def action_focus_filters(self) -> None:
@@ -336,6 +352,7 @@ class TriageScreen(Screen):
         self.app.push_screen(HelpScreen())
 
     def action_quit(self) -> None:
+        self.save_view()
         self.app.exit()
 
     def action_no_quit(self) -> None:

@@ -7,6 +7,7 @@ lines are kept in a small LRU cache, so a 300-message trial paints its first scr
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections import OrderedDict
 
@@ -165,18 +166,15 @@ class BlockView(ScrollView, can_focus=True):
         return [Segment(" " * self.GUTTER)]
 
     # --- find ----------------------------------------------------------------------------------
-    def find(self, needle: str) -> int:
-        """Highlight every case-insensitive occurrence of `needle` in what is shown; returns the count."""
+    def find(self, pattern: re.Pattern[str] | None) -> int:
+        """Highlight every match of `pattern` in what is shown; returns the count (None clears)."""
         self.matches, self._matches_in, self.match_index = [], {}, -1
-        if needle:
-            lowered = needle.lower()
+        if pattern is not None:
             for index, block in enumerate(self.blocks):
-                haystack = block.text.lower()
-                position = haystack.find(lowered)
-                while position >= 0:
-                    self._matches_in.setdefault(index, []).append(len(self.matches))
-                    self.matches.append((index, position, position + len(needle)))
-                    position = haystack.find(lowered, position + 1)
+                for match in pattern.finditer(block.text):
+                    if match.end() > match.start():
+                        self._matches_in.setdefault(index, []).append(len(self.matches))
+                        self.matches.append((index, match.start(), match.end()))
         self._strips.clear()
         self.refresh()
         return len(self.matches)

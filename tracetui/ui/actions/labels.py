@@ -1,0 +1,91 @@
+"""Labels, notes and resume on the triage screen: keys 1–9, `a`, the label facet and column, and
+the view (filters, selected trial) saved per dataset and restored on the next open."""
+
+from __future__ import annotations
+
+from ...data.facets import FilterState
+from ...store.config import load_config
+from ...store.facets import label_facet
+from ...store.labels import (
+    LabelStore,
+    dataset_ids,
+    decode_view,
+    encode_view,
+    session_records,
+    trial_key,
+)
+from ..screens.note import NoteScreen
+
+
+class LabelActions:
+    """Mixed into TriageScreen (needs `session`, `state`, `trial`, `trial_list`, `status`, `apply_filters`)."""
+
+    def open_labels(self, restore: bool) -> tuple[FilterState | None, int | None]:
+        """Open the store and config; with `restore`, return the view saved for these datasets."""
+        self.config, warning = load_config()
+        self.store = LabelStore.open()
+        for problem in (warning, self.store.pop_warning()):
+            if problem:
+                self.app.notify(problem, severity="warning", timeout=8)
+        self._records = {}
+        self.refresh_labels()
+        if not restore:
+            return None, None
+        state, trial = decode_view(self.session, self.store.load_view_state(dataset_ids(self.session)))
+        return (state if state.selected or state.text else None), trial
+
+    def refresh_labels(self) -> None:
+        """Re-read the store (other instances' changes included) into the label facet and column."""
+        self._records = session_records(self.session, self.store)
+        self.session.facets.add(label_facet(self.session, self.store, self.config.labels, self._records))
+        columns = [c for c in self.trial_list.extra_columns if c[0] != "labels"]
+        columns.append(("labels", 16, self._label_cell))
+        self.trial_list.extra_columns = columns
+
+    def _label_cell(self, trial: int) -> str:
+        record = self._records.get(trial)
+        if record is None:
+            return ""
+        return ",".join(sorted(record.labels)) + (" ✎" if record.note else "")
+
+    def save_view(self) -> None:
+        if getattr(self, "store", None) is not None:
+            self.store.save_view_state(dataset_ids(self.session), encode_view(self.session, self.state, self.trial))
+            self._report_store()
+
+    def _report_store(self) -> None:
+        warning = self.store.pop_warning()
+        if warning:
+            self.app.notify(warning, severity="warning", timeout=8)
+
+    def _after_label_change(self, message: str) -> None:
+        self.refresh_labels()
+        self._show_facets()
+        self.apply_filters()
+        self.status(message)
+        self._report_store()
+
+    def action_label(self, number: int) -> None:
+        label = self.config.label_for_digit(number)
+        if self.trial is None:
+            return
+        if label is None:
+            self.status(f"No label {number}: set `labels = [...]` in the config file.")
+            return
+        on = self.store.toggle(trial_key(self.session, self.trial), label)
+        self._after_label_change(f"{'Added' if on else 'Removed'} label {label!r} (saved).")
+
+    def action_annotate(self) -> None:
+        if self.trial is None:
+            return
+        trial = self.trial
+        key = trial_key(self.session, trial)
+        title = self.session.info(trial).trial_name or self.session.info(trial).task
+
+        def saved(text: str | None) -> None:
+            if text is None or text == self.store.note(key):
+                return
+            self.store.set_note(key, text)
+            self._after_label_change("Note saved." if text.strip() else "Note removed.")
+
+        self.app.push_screen(NoteScreen(title, self.store.note(key)), saved)

@@ -1,0 +1,32 @@
+"""The note editor (`a`): a free-text note on the current trial. Esc and ctrl+s both save: a note
+the user typed is never thrown away by a key press."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static, TextArea
+
+
+class NoteScreen(ModalScreen[str]):
+    BINDINGS = [Binding("escape,ctrl+s", "save", "Save and close")]
+
+    def __init__(self, title: str, text: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="note-body"):
+            yield Static(Text(f"Note on {self.title_text}", style="bold"))
+            yield TextArea(self.text, id="note-text")
+            yield Static(Text("Esc or ctrl+s saves; an empty note removes it.", style="dim"))
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()
+
+    def action_save(self) -> None:
+        self.dismiss(self.query_one(TextArea).text)
