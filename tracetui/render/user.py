@@ -46,7 +46,9 @@ _PARSE_ERROR = "Previous response had parsing errors:"
 _WARNING = "Previous response had warnings:"
 _COMPLETION = "Are you sure you want to mark the task as complete?"
 _OUTPUT_LIMIT = "NONE of the actions you just requested were performed because"
-_TIMEOUT = re.compile(r"(?:command|Command) timed out after [\d.]+ ?s(?:econds)?|\[TIMEOUT\]")
+_TIMEOUT = re.compile(  # at a line start, so a program's own "timed out" output is not taken for it
+    r"^(?:The previous command timed out after [\d.]+ ?s|Command timed out after [\d.]+ ?s|\[TIMEOUT\])",
+    re.MULTILINE)
 _TIMEOUT_SCREEN = "Here is the current state of the terminal:\n"
 _HANDOFFS = ("You are picking up work from a previous AI agent",
              "Here are the answers the other agent provided",
@@ -76,8 +78,7 @@ def classify_user(content: str, first: bool) -> UserMessage:
     if timeout is None and content.startswith("Previous command:\n"):
         timeout = _TIMEOUT.search(content)  # the command before the notice may be long
     if timeout is not None:
-        notice = content.rfind("\n", 0, timeout.start()) + 1  # from the start of its line
-        return UserMessage("timeout", _timeout(content, notice))
+        return UserMessage("timeout", _timeout(content, timeout.start()))
     if first and (content.startswith((_TERMINUS_TEMPLATE, _OPENHANDS_TEMPLATE)) or _TASK in content):
         return UserMessage("prompt", _prompt(content))
     if content.startswith(_SCREEN_HEADERS):

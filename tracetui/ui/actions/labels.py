@@ -38,9 +38,9 @@ class LabelActions:
         """Re-read the store (other instances' changes included) into the label facet and column."""
         self._records = session_records(self.session, self.store)
         self.session.facets.add(label_facet(self.session, self.store, self.config.labels, self._records))
-        columns = [c for c in self.trial_list.extra_columns if c[0] != "labels"]
-        columns.append(("labels", 16, self._label_cell))
-        self.trial_list.extra_columns = columns
+        self.trial_list.set_column("labels", 16, self._label_cell if self._records else None)
+        if self.is_mounted:
+            self._update_list_header()
 
     def _label_cell(self, trial: int) -> str:
         record = self._records.get(trial)

@@ -120,10 +120,11 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
 
     def _verifiers_indexed(self, index: VerifierIndex) -> None:
         self.session.facets.add(index.facet())
-        self.trial_list.extra_columns = [("tests", 10, lambda trial: index.short[trial])]
+        self.trial_list.set_column("tests", 10, lambda trial: index.short[trial])
         self._show_facets()
         self.apply_filters()
-        self._status_position()
+        self._update_list_header()
+        self.status("Verifier logs read: the tests column and the failed-test filter are ready.")
 
     # --- filtering and sorting -----------------------------------------------------------------
     def apply_filters(self, keep: int | None = None) -> None:

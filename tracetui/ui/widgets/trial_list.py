@@ -31,6 +31,13 @@ class TrialList(CursorList):
         self.extra_columns: list[tuple[str, int, callable]] = []
         """(title, width, trial -> str) columns added by features such as tests and labels."""
 
+    def set_column(self, title: str, width: int, value=None) -> None:
+        """Add or replace an extra column (`value(trial) -> str`); without `value`, remove it."""
+        self.extra_columns = [c for c in self.extra_columns if c[0] != title]
+        if value is not None:
+            self.extra_columns.append((title, width, value))
+        self.refresh()
+
     def set_order(self, order: np.ndarray, keep: int | None = None) -> None:
         """Show trials in `order`; keep the cursor on trial `keep` when it is still listed."""
         self.order = order
