@@ -10,6 +10,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static, TextArea
 
+from ...render.safe_text import sanitize
+
 
 class NoteScreen(ModalScreen[str]):
     BINDINGS = [Binding("escape,ctrl+s", "save", "Save and close")]
@@ -21,7 +23,7 @@ class NoteScreen(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="note-body"):
-            yield Static(Text(f"Note on {self.title_text}", style="bold"))
+            yield Static(Text(f"Note on {sanitize(self.title_text)}", style="bold"))
             yield TextArea(self.text, id="note-text")
             yield Static(Text("Esc or ctrl+s saves; an empty note removes it.", style="dim"))
 

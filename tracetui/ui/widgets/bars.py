@@ -7,17 +7,18 @@ from textual import events
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from ...render.safe_text import sanitize
+
 
 class InfoBar(Static):
-    """A line of Rich Text; data-derived strings are appended as text, never parsed as markup."""
+    """A line of Rich Text. Its parts are mostly data (trial names, models, queries): each is sanitized
+    and appended as text, never parsed as markup."""
 
     def show(self, *parts: tuple[str, str] | str) -> None:
         text = Text(no_wrap=True, overflow="ellipsis")
         for part in parts:
-            if isinstance(part, tuple):
-                text.append(*part)
-            else:
-                text.append(part)
+            content, style = part if isinstance(part, tuple) else (part, "")
+            text.append(sanitize(content).replace("\n", " "), style)
         self.update(text)
 
 

@@ -54,11 +54,16 @@ class TrialList(CursorList):
         return int(self.order[self.cursor])
 
     def columns(self, width: int) -> list[tuple[str, int]]:
+        """Column titles and widths; on narrow panes the date, then the message count, give way to the task."""
         multi = len(self.session.datasets) > 1
         fixed = [("", 2), ("model", 18 if width >= 90 else 12), ("ep", 4), ("msgs", 5), ("date", 10)]
         if multi:
             fixed.insert(1, ("dataset", 12))
         fixed.extend((title, w) for title, w, _ in self.extra_columns)
+        for optional in ("date", "msgs"):
+            if width - sum(w + 1 for _, w in fixed) - 1 >= 20:
+                break
+            fixed = [c for c in fixed if c[0] != optional]
         used = sum(w + 1 for _, w in fixed)
         fixed.insert(1 + multi, ("task", max(8, width - used - 1)))
         return fixed
