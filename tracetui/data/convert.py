@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .errors import SourceError
+from .files import arrow_batches, arrow_reader, json_rows
 
 META_COLUMNS = (
     "agent",
@@ -61,9 +62,9 @@ def check_files(files: tuple[Path, ...]) -> int | None:
             rows += meta.num_rows
         elif file.suffix == ".arrow":
             try:
-                with _arrow_reader(file) as reader:
+                with arrow_reader(file) as reader:
                     names = reader.schema.names
-                    rows += sum(batch.num_rows for batch in _batches(reader))
+                    rows += sum(batch.num_rows for batch in arrow_batches(reader))
             except (pa.ArrowException, OSError) as exc:
                 raise SourceError(f"{file.name}: not a readable Arrow file ({_short(exc)})") from None
         else:
@@ -114,8 +115,8 @@ def _read_file(file: Path) -> Iterator[tuple[float, pa.RecordBatch]]:
         if file.suffix == ".parquet":
             yield from _read_parquet(file)
         elif file.suffix == ".arrow":
-            with _arrow_reader(file) as reader:
-                batches = list(_batches(reader))
+            with arrow_reader(file) as reader:
+                batches = list(arrow_batches(reader))
                 for i, batch in enumerate(batches):
                     for piece in _split_batch(batch):
                         yield (i + 1) / len(batches), piece
@@ -139,23 +140,6 @@ def _read_parquet(file: Path) -> Iterator[tuple[float, pa.RecordBatch]]:
             yield (group + 1) / groups, batch
 
 
-def _arrow_reader(file: Path):
-    source = pa.memory_map(str(file))
-    try:
-        return pa.ipc.open_file(source)
-    except pa.ArrowInvalid:
-        source = pa.memory_map(str(file))
-        return pa.ipc.open_stream(source)
-
-
-def _batches(reader) -> Iterator[pa.RecordBatch]:
-    if isinstance(reader, pa.ipc.RecordBatchFileReader):
-        for i in range(reader.num_record_batches):
-            yield reader.get_batch(i)
-    else:
-        yield from reader
-
-
 def _split_batch(batch: pa.RecordBatch) -> Iterator[pa.RecordBatch]:
     rows = max(1, int(batch.num_rows * BATCH_BYTES / max(batch.nbytes, 1)))
     for start in range(0, batch.num_rows, rows):
@@ -164,18 +148,10 @@ def _split_batch(batch: pa.RecordBatch) -> Iterator[pa.RecordBatch]:
 
 def _read_json(file: Path) -> Iterator[tuple[float, pa.RecordBatch]]:
     """A JSON list of rows, or JSON Lines; rows become batches with conversations normalized in Python."""
-    data = file.read_bytes()
-    head = data.lstrip()[:1]
     try:
-        if head == b"[":
-            rows = orjson.loads(data)
-        elif head == b"{" and file.suffix == ".json" and data.count(b"\n{") == 0:
-            rows = [orjson.loads(data)]
-        else:
-            rows = [orjson.loads(line) for line in data.splitlines() if line.strip()]
+        rows = json_rows(file)
     except orjson.JSONDecodeError as exc:
         raise SourceError(f"{file.name}: invalid JSON ({_short(exc)})") from None
-    rows = [r for r in rows if isinstance(r, dict)]
     sub_agent = _SUB_AGENT_FILE.search(file.name)
     if sub_agent:  # Harbor names sub-agent exports `<trial>.summarization-N-<kind>.traces.json`
         for row in rows:

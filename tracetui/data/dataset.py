@@ -70,9 +70,12 @@ class Dataset:
         batch, local = self._locate(row)
         return batch.column(1)[local].as_py()
 
-    def content_chunks(self) -> list[pa.Array]:
-        """Every message content array, one per batch, zero-copy (for full-text search)."""
-        return [self._reader.get_batch(i).column(0).values.field("content") for i in range(len(self._batch_starts))]
+    @property
+    def batch_starts(self) -> np.ndarray:
+        """First row of each data batch (row r is in batch `searchsorted(batch_starts, r, "right") - 1`)."""
+        return self._batch_starts
 
-    def verifier_chunks(self) -> list[pa.Array]:
-        return [self._reader.get_batch(i).column(1) for i in range(len(self._batch_starts))]
+    def batches(self) -> list[pa.RecordBatch]:
+        """Every data batch, zero-copy from the mapping: column 0 the conversations, 1 the verifier logs."""
+        with self._lock:
+            return [self._reader.get_batch(i) for i in range(len(self._batch_starts))]

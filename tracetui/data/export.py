@@ -23,7 +23,8 @@ import pyarrow.parquet as pq
 from ..render.safe_text import sanitize
 from ..render.verifier import verdict_line
 from ..verifier import parse_verifier
-from .convert import BATCH_BYTES, _arrow_reader, _batches
+from .convert import BATCH_BYTES
+from .files import arrow_batches, arrow_reader, json_rows
 from .errors import SourceError
 from .session import Progress, Session
 from .trials import Trials
@@ -138,8 +139,8 @@ def _pieces(part: _FilePart) -> Iterator[tuple[Piece, np.ndarray]]:
         if part.path.suffix == ".parquet":
             yield from _parquet_pieces(part)
         elif part.path.suffix == ".arrow":
-            with _arrow_reader(part.path) as reader:
-                yield from _take(part, _batches(reader))
+            with arrow_reader(part.path) as reader:
+                yield from _take(part, arrow_batches(reader))
         else:
             rows = json_rows(part.path)
             _check_count(part, len(rows))
@@ -185,20 +186,6 @@ def _check_count(part: _FilePart, rows: int) -> None:
         raise SourceError(f"{part.path.name}: changed since it was opened ({rows:,} rows, not {part.expected_rows:,}); reopen it")
 
 
-def json_rows(file: Path) -> list[dict]:
-    """A JSON file's rows numbered as the conversion numbers them: a list, one object, or JSON Lines;
-    items that are not objects do not count."""
-    data = file.read_bytes()
-    head = data.lstrip()[:1]
-    if head == b"[":
-        rows = orjson.loads(data)
-    elif head == b"{" and file.suffix == ".json" and data.count(b"\n{") == 0:
-        rows = [orjson.loads(data)]
-    else:
-        rows = [orjson.loads(line) for line in data.splitlines() if line.strip()]
-    return [row for row in rows if isinstance(row, dict)]
-
-
 # --- column types -------------------------------------------------------------------------------
 
 
@@ -207,7 +194,7 @@ def _schema(part: _FilePart) -> pa.Schema:
         if part.path.suffix == ".parquet":
             return pq.read_schema(part.path)
         if part.path.suffix == ".arrow":
-            with _arrow_reader(part.path) as reader:
+            with arrow_reader(part.path) as reader:
                 return reader.schema
     except (pa.ArrowException, OSError) as exc:
         raise _unreadable(part.path, exc) from None

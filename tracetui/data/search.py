@@ -170,12 +170,12 @@ class _Job:
 def _jobs(session: Session, scan: Callable[[pa.Array], np.ndarray], verifier: bool) -> list[_Job]:
     jobs = []
     for index, ds in enumerate(session.datasets):
-        batches = _batches(ds)
+        batches = ds.batches()
         if not batches:
             continue
         counts = np.concatenate([np.diff(b.column(0).offsets.to_numpy()) for b in batches])
         owner, first_new = _row_maps(session, index, counts)
-        starts = ds._batch_starts
+        starts = ds.batch_starts
         for start, batch in zip(starts, batches):
             conversation = batch.column(0)
             content = conversation.values.field("content")
@@ -185,12 +185,6 @@ def _jobs(session: Session, scan: Callable[[pa.Array], np.ndarray], verifier: bo
                 logs = batch.column(1)
                 jobs.append(_Job(scan, logs, int(start), owner, None, None, True, _text_bytes(logs)))
     return jobs
-
-
-def _batches(ds: Dataset) -> list[pa.RecordBatch]:
-    """Every data batch, zero-copy from the mapping (under the dataset's lock: the UI reads it too)."""
-    with ds._lock:
-        return [ds._reader.get_batch(i) for i in range(len(ds._batch_starts))]
 
 
 def _row_maps(session: Session, index: int, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

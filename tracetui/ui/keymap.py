@@ -5,6 +5,12 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
+OPEN_SCREENS = [
+    Binding("S", "stats", "Stats"),
+    Binding("c", "compare", "Compare attempts"),
+    Binding("W", "head_to_head", "Head-to-head"),
+]
+
 APP = [
     Binding("q", "quit", "Quit"),
     Binding("ctrl+c", "no_quit", "Copy (q quits)", show=False),
@@ -35,6 +41,7 @@ APP = [
     Binding("p", "pager", "Pager", show=False),
     Binding("P", "pager_trial", "Pager (trial)", show=False),
     Binding("E", "editor", "Editor", show=False),
+    *OPEN_SCREENS,
 ]
 
 MOVE = [
@@ -84,11 +91,6 @@ SECTIONS = {
 
 # --- the stats, compare and head-to-head screens, pushed from the triage screen ----------------
 
-OPEN_SCREENS = [
-    Binding("S", "stats", "Stats"),
-    Binding("c", "compare", "Compare attempts"),
-    Binding("W", "head_to_head", "Head-to-head"),
-]
 """For the triage screen: the stats of the filtered trials, the trial against another attempt of its
 task, and the per-task head-to-head of two datasets or models."""
 

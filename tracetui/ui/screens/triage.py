@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input
 from textual.worker import get_current_worker
 
+from ...data.compare import pick_counterpart
 from ...data.facets import FilterState
 from ...data.ordering import SORT_KEYS
 from ...data.session import Session
@@ -24,6 +25,9 @@ from ..actions.labels import LabelActions
 from ..actions.search import SearchActions
 from ..format import human_size, result_text, short_model
 from ..widgets.bars import InfoBar, PromptBar
+from .compare import CompareScreen
+from .headtohead import HeadToHeadScreen
+from .stats import StatsScreen
 from ..widgets.conversation import ConversationView
 from ..widgets.cursor_list import CursorList
 from ..widgets.facet_list import FacetList
@@ -346,6 +350,30 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
             if isinstance(target, Input):
                 target = self.facet_list
             self.maximize(target)
+
+    # --- other screens -------------------------------------------------------------------------
+    def _visible(self):
+        return self.session.facets.apply(self.state, self.search_mask).visible
+
+    def _apply_picked(self, picked: FilterState | None) -> None:
+        """A filter chosen on the stats or head-to-head screen narrows the current one."""
+        if picked is not None:
+            self.state = FilterState({**self.state.selected, **picked.selected}, self.state.text)
+            self.facet_list.state = self.state
+            self.apply_filters()
+
+    def action_stats(self) -> None:
+        self.app.push_screen(StatsScreen(self.session, self._visible()), self._apply_picked)
+
+    def action_head_to_head(self) -> None:
+        self.app.push_screen(HeadToHeadScreen(self.session, self._visible()), self._apply_picked)
+
+    def action_compare(self) -> None:
+        other = pick_counterpart(self.session, self.trial) if self.trial is not None else None
+        if other is None:
+            self.status("No other attempt of this task to compare with.")
+            return
+        self.app.push_screen(CompareScreen(self.session, self.trial, other))
 
     def action_help(self) -> None:
         from .help import HelpScreen
