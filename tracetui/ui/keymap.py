@@ -7,8 +7,8 @@ from textual.binding import Binding
 
 OPEN_SCREENS = [
     Binding("S", "stats", "Stats"),
-    Binding("c", "compare", "Compare attempts"),
-    Binding("W", "head_to_head", "Head-to-head"),
+    Binding("c", "compare", "Compare attempts", show=False),
+    Binding("W", "head_to_head", "Head-to-head", show=False),
 ]
 
 APP = [
@@ -19,7 +19,7 @@ APP = [
     Binding("L", "next_trial", "Next trial", show=False),
     Binding("h,left_square_bracket", "prev_message", "Prev message", show=False),
     Binding("l,right_square_bracket", "next_message", "Next message", show=False),
-    Binding("f", "focus_filters", "Filters"),
+    Binding("f", "focus_filters", "Filters", show=False),
     Binding("v", "toggle_verifier", "Verifier"),
     Binding("z", "maximize", "Zoom", show=False),
     Binding("slash", "find", "Find", key_display="/"),
@@ -33,7 +33,7 @@ APP = [
     Binding("u", "subagents", "Sub-agent conversations", show=False),
     Binding("s,ctrl+f", "search", "Search all", key_display="s"),
     Binding("escape", "escape", "Cancel / clear search", show=False),
-    Binding("a", "annotate", "Note"),
+    Binding("a", "annotate", "Note", show=False),
     *(Binding(str(n), f"label({n})", f"Toggle label {n}", show=False) for n in range(1, 10)),
     Binding("y", "copy", "Copy", show=False),
     Binding("Y", "copy_trial", "Copy trial (Markdown)", show=False),

@@ -1,0 +1,95 @@
+"""The app states that the snapshot tests compare and that `python -m tests.scenarios OUT` saves as the
+SVGs in screenshots/ (shown in the README): one list, so both always show the same states."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+from tracetui.ui.app import TraceApp
+
+from .ui_helpers import demo_sources, wait_loaded
+
+
+async def loaded(pilot) -> None:
+    """Wait for the session and for the background verifier index, so nothing changes afterwards."""
+    screen = await wait_loaded(pilot.app, pilot)
+    for _ in range(500):
+        if not any(w.is_running for w in screen.workers):
+            break
+        await pilot.pause(0.02)
+    await pilot.pause()
+
+
+async def triage(pilot) -> None:
+    await loaded(pilot)
+
+
+async def reading(pilot) -> None:
+    await loaded(pilot)
+    await pilot.press("L", "L", "enter", "l", "l")
+
+
+async def filtered(pilot) -> None:
+    await loaded(pilot)
+    screen = pilot.app.screen
+    screen.state = screen.state.toggled("outcome", "fail")
+    screen.facet_list.state = screen.state
+    screen.apply_filters()
+    await pilot.press("f")
+    await pilot.pause()
+
+
+async def verifier(pilot) -> None:
+    await loaded(pilot)
+    screen = pilot.app.screen
+    screen.verifier.focus()
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def help_screen(pilot) -> None:
+    await loaded(pilot)
+    await pilot.press("question_mark")
+    await pilot.pause()
+
+
+async def stats(pilot) -> None:
+    await loaded(pilot)
+    await pilot.press("S")
+    await pilot.pause(0.2)
+
+
+SCENARIOS = {
+    "triage": triage,
+    "reading": reading,
+    "filtered": filtered,
+    "verifier": verifier,
+    "help": help_screen,
+    "stats": stats,
+}
+SIZES = ((120, 40), (80, 24))
+
+
+def demo_app(folder: Path) -> TraceApp:
+    sources = [replace(s, display="demo") for s in demo_sources(folder)]
+    return TraceApp(sources)
+
+
+async def save_all(out: Path) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, scenario in SCENARIOS.items():
+            for width, height in SIZES:
+                app = demo_app(Path(tmp) / "demo")
+                async with app.run_test(size=(width, height)) as pilot:
+                    await scenario(pilot)
+                    app.save_screenshot(str(out / f"{name}-{width}x{height}.svg"))
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "screenshots")
+    target.mkdir(exist_ok=True)
+    asyncio.run(save_all(target))

@@ -1,0 +1,21 @@
+"""Snapshot tests of the main states at 120x40 and 80x24 (pytest-textual-snapshot).
+
+After an intended change of what the app shows: `pytest tests/test_snapshots.py --snapshot-update`,
+then `python -m tests.scenarios screenshots` to refresh the README's pictures."""
+
+from __future__ import annotations
+
+import pytest
+
+from .scenarios import SCENARIOS, SIZES, demo_app
+
+
+@pytest.fixture(scope="module")
+def demo_folder(tmp_path_factory):
+    return tmp_path_factory.mktemp("snap") / "demo"
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_snapshot(snap_compare, demo_folder, name, size):
+    assert snap_compare(demo_app(demo_folder), terminal_size=size, run_before=SCENARIOS[name])
