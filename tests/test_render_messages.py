@@ -84,6 +84,15 @@ def test_invalid_json_reply_is_shown_unparsed_with_the_harness_error_beneath():
     assert blocks[error].style == msgs.ERROR_STYLE
 
 
+def test_prose_reply_flagged_by_the_harness_is_unparsed():
+    feedback = ("Previous response had parsing errors:\nERROR: No valid JSON found in response\n"
+                "WARNINGS: - No valid JSON object found\n\nPlease fix these issues and provide a proper JSON response.")
+    hist = history(("user", "go"), ("assistant", "I will just do it."), ("user", feedback))
+    text = [b.text for b in check(message_blocks(hist, 1), 1)]
+    assert "⚠ unparsed reply" in text[0] and "I will just do it." in text
+    assert text[-1] == "ERROR: No valid JSON found in response\nWARNINGS: - No valid JSON object found"
+
+
 def test_reply_with_own_parse_error_and_no_harness_message():
     hist = history(("user", "go"), ("assistant", '{"analysis": "a", "plan": "p" "commands": []}'))
     text = texts(check(message_blocks(hist, 1), 1))

@@ -97,6 +97,8 @@ def test_observations():
         message = classify_user(f"{header}root@x:/app# ls\n", first=False)
         assert message.kind == "observation" and message.parts[0].text == "root@x:/app# ls\n"
     assert classify_user("File created successfully at: /app/hello.txt", first=False).kind == "plain"
+    # a program's own time-out message is terminal output, not the harness's notice
+    assert classify_user("New Terminal Output:\ncurl: command timed out after 5 s\n", first=False).kind == "observation"
 
 
 def test_big_observation_is_classified_by_its_head():

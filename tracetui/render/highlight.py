@@ -162,7 +162,8 @@ _HEREDOC = re.compile(
 _REDIRECT = re.compile(  # stdout to a file (not `2>` or `>&`), or tee's file
     r"(?:(?<![\d&>])>>?|\btee(?:[ \t]+-\w+)*)[ \t]*(['\"]?)(?P<path>[^\s;&|<>'\"]+)\1"
 )
-_COMMAND_START = re.compile(r"(?:^|[;&|(]|\bthen\b|\bdo\b)\s*(?:sudo\s+|env\s+|\w+=\S*\s+)*(?P<cmd>[\w./+-]+)")
+_SEPARATOR = re.compile(r"&&|\|\||[;|]")
+_COMMAND = re.compile(r"\s*(?:(?:then|do|sudo|env)\s+|\(\s*|\w+=\S*\s+)*(?P<cmd>[\w./+-]+)")
 _INTERPRETERS = {
     "python": "python", "python3": "python", "python2": "python", "py": "python",
     "uv": "python", "node": "javascript", "nodejs": "javascript", "deno": "typescript",
@@ -207,16 +208,14 @@ def heredocs(keystrokes: str) -> list[tuple[int, int, str | None]]:
 
 
 def _heredoc_language(line: str, operator_at: int) -> str | None:
-    """The language of a heredoc body from the command line that opens it."""
-    segment_start = max(line.rfind(sep, 0, operator_at) for sep in (";", "&&", "||", "|"))
-    segment_start = max(segment_start, 0)
-    segment_end = min((i for i in (line.find(sep, operator_at) for sep in (";", "&&", "||", "|"))
-                       if i >= 0), default=len(line))
-    segment = line[segment_start:segment_end]
+    """The language of a heredoc body from the command (of its line) that reads it."""
+    start = max((m.end() for m in _SEPARATOR.finditer(line, 0, operator_at)), default=0)
+    stop = next((m.start() for m in _SEPARATOR.finditer(line, operator_at)), len(line))
+    segment = line[start:stop]
     target = _REDIRECT.search(segment)
     if target is not None:
         return language_for_path(target.group("path"))
-    command = _COMMAND_START.search(segment)
+    command = _COMMAND.match(segment)
     if command is not None:
         return _INTERPRETERS.get(command.group("cmd").rsplit("/", 1)[-1])
     return None
