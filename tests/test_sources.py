@@ -5,11 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pyarrow as pa
+import pytest
 
 from tracetui.data.session import open_session, prepare
 from tracetui.data.sources import SourceSpec
@@ -137,3 +139,33 @@ def test_datasets_save_to_disk_folder(tmp_path):
     datasets.Dataset.from_list(rows).save_to_disk(str(tmp_path / "saved"))
     session = open_session(prepare([SourceSpec(str(tmp_path / "saved"))]))
     assert len(session) == 1 and len(session.history(0).messages) == 4
+
+
+def test_more_bad_sources(tmp_path):
+    # a parquet file cut short in the middle (an interrupted copy)
+    whole = write_parquet(tmp_path / "whole.parquet", trial_rows("a", "a__1", 3, "1.0")).read_bytes()
+    (tmp_path / "truncated.parquet").write_bytes(whole[: len(whole) // 2])
+    done = subprocess.run([sys.executable, "-m", "tracetui", str(tmp_path / "truncated.parquet")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "not a readable parquet" in done.stderr and done.stderr.count("\n") == 1
+    # invalid JSON is one line too; invalid UTF-8 inside JSON is not fatal
+    (tmp_path / "broken.jsonl").write_text('{"conversations": [')
+    done = subprocess.run([sys.executable, "-m", "tracetui", str(tmp_path / "broken.jsonl")], capture_output=True, text=True, timeout=120)
+    # (conversion happens in the app's worker: the last line, after the terminal is restored)
+    last = re.split(r"\x1b\[[0-9;?<>$]*[a-zA-Z]", done.stderr)[-1]
+    assert done.returncode == 2 and last.startswith("tracetui: broken.jsonl: invalid JSON") and last.count("\n") == 1
+    (tmp_path / "latin1.jsonl").write_bytes(b'{"conversations": [{"role": "user", "content": "caf\xe9"}], "task": "t"}\n')
+    session = open_session(prepare([SourceSpec(str(tmp_path / "latin1.jsonl"))]))
+    assert session.history(0).messages[0].content == "caf\ufffd"
+
+
+def test_permission_denied_is_one_line(tmp_path, monkeypatch):
+    """Root (as tests and CI run) reads every file, so the denial is simulated where the kernel would answer."""
+    from tracetui.data import sources
+    from tracetui.data.errors import SourceError
+
+    secret = write_parquet(tmp_path / "secret" / "t.parquet", trial_rows("a", "a__1", 1, "1.0"))
+    monkeypatch.setattr(sources.os, "access", lambda path, mode: Path(path) != secret)
+    with pytest.raises(SourceError, match="permission denied"):
+        prepare([SourceSpec(str(secret))])
+    with pytest.raises(SourceError, match="permission denied"):
+        prepare([SourceSpec(str(secret.parent))])

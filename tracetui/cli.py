@@ -93,6 +93,8 @@ def run_app(sources, args) -> int:
 
     app = TraceApp(sources, StartOptions(parse_filters(args.filter), args.trial))
     app.run()
+    if app.error is not None:
+        raise app.error
     return app.return_code or 0
 
 

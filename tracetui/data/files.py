@@ -29,8 +29,10 @@ def arrow_batches(reader) -> Iterator[pa.RecordBatch]:
 
 
 def json_rows(file: Path) -> list[dict]:
-    """A JSON file's rows: a list, one object, or JSON Lines; items that are not objects do not count."""
-    data = file.read_bytes()
+    """A JSON file's rows: a list, one object, or JSON Lines; items that are not objects do not count.
+
+    Invalid UTF-8 becomes U+FFFD instead of failing the whole file (the rows show it as it is)."""
+    data = file.read_bytes().decode("utf-8", "replace").encode("utf-8")
     head = data.lstrip()[:1]
     if head == b"[":
         rows = orjson.loads(data)

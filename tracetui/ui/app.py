@@ -41,6 +41,8 @@ class TraceApp(App):
         self.sources = sources
         self.options = options or StartOptions()
         self.session: Session | None = None
+        self.error: SourceError | None = None
+        """Why the session could not open; the command line prints it after the terminal is restored."""
 
     def on_mount(self) -> None:
         title = ", ".join(s.dataset_id for s in self.sources)
@@ -61,7 +63,8 @@ class TraceApp(App):
         except Cancelled:
             return
         except SourceError as exc:
-            self.call_from_thread(self.exit, None, 2, f"tracetui: {exc}")
+            self.error = exc
+            self.call_from_thread(self.exit, None, 2)
             return
         self.call_from_thread(self._loaded, session)
 
