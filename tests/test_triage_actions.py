@@ -59,6 +59,7 @@ async def test_labels_and_notes_persist_and_filter(sources):
 
         assert screen.store.note(trial_key(again.session, screen.trial)) == "looks like a test hack"
         assert "reward-hack" in screen._label_cell(screen.trial)
+        await wait_idle(screen, pilot, "verifier-index")
         await pilot.press("1")  # toggles it off again
         assert "Removed label" in text_of(screen.query_one("#status"))
 

@@ -48,6 +48,14 @@ class LabelActions:
             return ""
         return ",".join(sorted(record.labels)) + (" ✎" if record.note else "")
 
+    _save_timer = None
+
+    def schedule_save(self) -> None:
+        """Save the view a moment after the last change: each save waits for the disk."""
+        if self._save_timer is not None:
+            self._save_timer.stop()
+        self._save_timer = self.set_timer(1.0, self.save_view)
+
     def save_view(self) -> None:
         if getattr(self, "store", None) is not None:
             self.store.save_view_state(dataset_ids(self.session), encode_view(self.session, self.state, self.trial))

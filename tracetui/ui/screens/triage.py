@@ -101,7 +101,7 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         self.query_one("#name-filter", Input).value = self.state.text
         self.apply_filters(keep=self._start_trial)
         self.trial_list.focus()
-        self.index_verifiers()
+        self.set_timer(0.3, self.index_verifiers)  # after the first screen is painted
 
     def _show_facets(self) -> None:
         """The sidebar's facets: the core ones, the others when they vary, and any added later."""
@@ -115,12 +115,17 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
     def index_verifiers(self) -> None:
         """Parse every trial's verifier log in the background: the tests column and failed-test facet."""
         worker = get_current_worker()
-        progress = lambda f: self.app.call_from_thread(self.status, f"Reading verifier logs… {f:.0%}")  # noqa: E731
+        progress = lambda f: self.app.call_from_thread(self._index_progress, f)  # noqa: E731
         try:
             index = build_verifier_index(self.session, progress, lambda: worker.is_cancelled)
         except InterruptedError:
             return
         self.app.call_from_thread(self._verifiers_indexed, index)
+
+    def _index_progress(self, fraction: float) -> None:
+        """Background progress shows only while the message line has nothing of the user's to say."""
+        if not self._status_text or self._status_text.startswith("Reading verifier logs"):
+            self.status(f"Reading verifier logs… {fraction:.0%}")
 
     def _verifiers_indexed(self, index: VerifierIndex) -> None:
         self.session.facets.add(index.facet())
@@ -128,7 +133,8 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         self._show_facets()
         self.apply_filters()
         self._update_list_header()
-        self.status("Verifier logs read: the tests column and the failed-test filter are ready.")
+        if self._status_text.startswith("Reading verifier logs"):
+            self.status("")
 
     # --- filtering and sorting -----------------------------------------------------------------
     def apply_filters(self, keep: int | None = None) -> None:
@@ -138,7 +144,7 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         self.facet_list.update(result, self.state)
         self._update_list_header()
         self._update_header(order)
-        self.save_view()
+        self.schedule_save()
         if not len(order):
             self.trial = None
             self.conversation.show((), None)
@@ -261,8 +267,11 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
             parts.append((f"  ·  {subs} sub-agent conversations (u)", "dim"))
         self.query_one("#position", InfoBar).show(*parts)
 
+    _status_text = ""
+
     def status(self, message: str) -> None:
         """The message line: what the last action did (the position line above says where we are)."""
+        self._status_text = message
         self.query_one("#status", InfoBar).show((message, "italic"))
 
     def action_prev_message(self) -> None:
@@ -381,8 +390,10 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         self.app.push_screen(HelpScreen())
 
     def action_quit(self) -> None:
-        self.save_view()
         self.app.exit()
+
+    def on_unmount(self) -> None:
+        self.save_view()
 
     def action_no_quit(self) -> None:
         self.status("q quits (ctrl+c copies a selection).")

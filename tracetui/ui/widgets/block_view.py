@@ -13,6 +13,7 @@ from collections import OrderedDict
 
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -50,6 +51,7 @@ class BlockView(ScrollView, can_focus=True):
         self._first_line: list[int] = [0]
         self._layout_width = 0
         self._styled: LRU = LRU(256)
+        self._lines: LRU = LRU(256)
         self._strips: LRU = LRU(2048)
         self.matches: list[tuple[int, int, int]] = []  # (block, start, end)
         self._matches_in: dict[int, list[int]] = {}  # block -> indexes into matches
@@ -60,6 +62,7 @@ class BlockView(ScrollView, can_focus=True):
         anchor = self.top_block() if keep_scroll else None
         self.blocks = blocks
         self._styled.clear()
+        self._lines.clear()
         self._strips.clear()
         self.matches, self._matches_in, self.match_index = [], {}, -1
         self._layout_width = 0
@@ -70,14 +73,23 @@ class BlockView(ScrollView, can_focus=True):
             self.scroll_to(y=0, animate=False, immediate=True)
         self.refresh()
 
+    def append_blocks(self, blocks: list[Block]) -> None:
+        """Add blocks at the end (a long conversation arriving in slices), laying out only the new ones."""
+        first = len(self.blocks)
+        self.blocks.extend(blocks)
+        if self._layout_width:
+            self._layout_from(first)
+            self.refresh()
+
     def replace_blocks(self, start: int, stop: int, new: list[Block]) -> None:
         """Swap blocks[start:stop] for `new` (a fold toggled), keeping the view where it is."""
         top = self.scroll_offset.y
         self.blocks[start:stop] = new
         self._styled.clear()
-        self._strips.clear()
-        self._layout_width = 0
-        self._relayout()
+        self._lines.clear()
+        self.matches, self._matches_in, self.match_index = [], {}, -1
+        if self._layout_width:
+            self._layout_from(start)
         self.scroll_to(y=top, animate=False, immediate=True)
         self.refresh()
 
@@ -86,11 +98,16 @@ class BlockView(ScrollView, can_focus=True):
 
     def _relayout(self) -> None:
         width = self._text_width()
-        if width == self._layout_width:
-            return
-        self._layout_width = width
-        spans, first, total = [], [], 0
-        for block in self.blocks:
+        if width != self._layout_width:
+            self._layout_width = width
+            self._layout_from(0)
+
+    def _layout_from(self, start: int) -> None:
+        """Wrap blocks[start:] (plain text only) and extend the line table from there."""
+        width = self._layout_width
+        spans, first = self._spans[:start], self._first_line[:start]
+        total = self._first_line[start] if start < len(self._first_line) else 0
+        for block in self.blocks[start:]:
             block_spans = wrap_spans(block.text, width - block.indent, block.wrap)
             spans.append(block_spans)
             first.append(total)
@@ -147,19 +164,29 @@ class BlockView(ScrollView, can_focus=True):
     def _render(self, index: int, within: int, width: int) -> Strip:
         block = self.blocks[index]
         start, end = self._spans[index][within]
-        styled = self._styled.get_or(index, block.styled)
-        text = styled[start:end]
-        for number in self._matches_in.get(index, ()):
+        text = self._lines.get_or((index, self._layout_width), lambda: self._split(index))[within]
+        found = [n for n in self._matches_in.get(index, ()) if self.matches[n][1] < end and self.matches[n][2] > start]
+        if found:
+            text = text.copy()
+        for number in found:
             _, s, e = self.matches[number]
-            if s < end and e > start:
-                style = CURRENT_MATCH_STYLE if number == self.match_index else MATCH_STYLE
-                text.stylize(style, max(s, start) - start, min(e, end) - start)
+            style = CURRENT_MATCH_STYLE if number == self.match_index else MATCH_STYLE
+            text.stylize(style, max(s, start) - start, min(e, end) - start)
         segments = list(self.line_gutter(index, within))
         if block.indent:
             segments.append(Segment(" " * block.indent))
         segments.extend(text.render(self.app.console, end=""))
         base = self.rich_style
         return Strip(segments).crop_extend(0, width, base).apply_style(base)
+
+    def _split(self, index: int) -> list[Text]:
+        """The block's styled text cut into its visual lines in one pass (slicing a Text per line
+        would copy all of its spans for every line)."""
+        styled = self._styled.get_or(index, self.blocks[index].styled)
+        spans = self._spans[index]
+        cuts = sorted({p for span in spans for p in span} - {0})
+        pieces = dict(zip([0, *cuts], styled.divide(cuts)))
+        return [pieces[s] if e > s else Text() for s, e in spans]
 
     def line_gutter(self, index: int, within: int) -> list[Segment]:
         """Left margin of a line: subclasses mark message starts, episodes and the current message."""

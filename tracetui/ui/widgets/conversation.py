@@ -6,6 +6,9 @@ the gutter (current message, episode starts), message-to-message navigation and 
 
 from __future__ import annotations
 
+import re
+from time import perf_counter
+
 from rich.segment import Segment
 from rich.style import Style
 from textual.message import Message as TextualMessage
@@ -34,40 +37,75 @@ class ConversationView(BlockView):
         self.title = "main"
         self.states: dict[int, MessageState] = {}
         self.think_all = False
-        self._message_block: list[int] = []  # first block of each message
+        self._spans_of: list[tuple[int, int]] = []  # blocks [start, end) of each message built so far
+        self._generation = 0
         self.current = 0
 
     def show(self, messages: tuple[Message, ...], history: TrialHistory | None, title: str = "main") -> None:
-        """Show `messages` (the history, or a sub-agent conversation) from the top."""
+        """Show `messages` (the history, or a sub-agent conversation) from the top.
+
+        The first screenful is built at once; the rest arrives in slices between paints, so a
+        300-message trial shows at once and the UI keeps answering keys while it fills in.
+        """
         self.history, self.messages, self.title = history, messages, title
         self.states = {}
         self.current = 0
-        self.set_blocks(self._build(), keep_scroll=False)
+        self._restart_building()
         self.post_message(self.Moved())
+
+    def _restart_building(self) -> None:
+        self._generation += 1
+        self._spans_of = []
+        self.set_blocks([], keep_scroll=False)
+        self._build_through(lines=3 * max(self.scrollable_content_region.height, 24))
+        self._continue(self._generation)
 
     def _state(self, index: int) -> MessageState:
         return self.states.get(index, MessageState(think_open=self.think_all))
 
-    def _build(self) -> list[Block]:
-        blocks: list[Block] = []
-        starts = []
-        previous_episode = None
-        for index, message in enumerate(self.messages):
-            if self.title == "main" and message.episode != previous_episode:
+    def _message_blocks(self, index: int) -> list[Block]:
+        return message_blocks(self.messages, index, self._state(index))
+
+    def _build_through(self, through: int | None = None, lines: int | None = None, seconds: float | None = None) -> None:
+        """Append the blocks of further messages: through message `through`, or until about `lines`
+        lines are laid out, or for about `seconds`; with none of them, all the rest."""
+        new: list[Block] = []
+        deadline = perf_counter() + seconds if seconds is not None else None
+        added_lines = 0
+        while len(self._spans_of) < len(self.messages):
+            index = len(self._spans_of)
+            message = self.messages[index]
+            if self.title == "main" and (index == 0 or self.messages[index - 1].episode != message.episode):
                 label = f" episode {message.episode} "
                 if message.restart:
                     label += "· context summarized, history restarts "
-                blocks.append(Block(f"──{label}".ljust(60, "─"), style=DIVIDER, wrap=False, message=index))
-                previous_episode = message.episode
-            starts.append(len(blocks))
-            blocks.extend(message_blocks(self.messages, index, self._state(index)))
-        self._message_block = starts
-        return blocks
+                new.append(Block(f"──{label}".ljust(60, "─"), style=DIVIDER, wrap=False, message=index))
+            start = len(self.blocks) + len(new)
+            blocks = self._message_blocks(index)
+            new.extend(blocks)
+            self._spans_of.append((start, start + len(blocks)))
+            added_lines += sum(b.text.count("\n") + 1 for b in blocks)
+            if (
+                (through is not None and index >= through)
+                or (lines is not None and added_lines >= lines)
+                or (deadline is not None and perf_counter() >= deadline)
+            ):
+                break
+        self.append_blocks(new)
 
-    def _rebuild(self, anchor_message: int) -> None:
-        self.set_blocks(self._build(), keep_scroll=True)
-        if self.messages:
-            self.scroll_to_block(self._message_block[anchor_message])
+    def _continue(self, generation: int) -> None:
+        if generation == self._generation and len(self._spans_of) < len(self.messages):
+            self.call_after_refresh(self._build_slice, generation)
+
+    def _build_slice(self, generation: int) -> None:
+        if generation == self._generation:
+            self._build_through(seconds=0.008)
+            self._continue(generation)
+
+    def ensure_built(self, message: int | None = None) -> None:
+        """Build synchronously through `message` (or everything) before jumping or searching."""
+        if message is None or message >= len(self._spans_of):
+            self._build_through(through=message)
 
     # --- where we are --------------------------------------------------------------------------
     def message_at_top(self) -> int:
@@ -86,12 +124,12 @@ class ConversationView(BlockView):
         self.post_message(self.Moved())
 
     def _visible(self, message: int) -> bool:
+        if message >= len(self._spans_of):
+            return False
         top = int(self.scroll_offset.y)
         bottom = top + self.scrollable_content_region.height
-        first = self.line_of_block(self._message_block[message])
-        last_block = self._message_block[message + 1] if message + 1 < len(self._message_block) else len(self.blocks)
-        end = self.line_of_block(last_block) if last_block < len(self.blocks) else self.line_count
-        return first < bottom and end > top
+        start, end = self._spans_of[message]
+        return self.line_of_block(start) < bottom and self.line_of_block(end) > top
 
     def episode_position(self) -> tuple[int | None, int]:
         """(episode of the current message, number of episodes) for the status line."""
@@ -110,8 +148,9 @@ class ConversationView(BlockView):
         if not self.messages:
             return
         index = max(0, min(index, len(self.messages) - 1))
+        self.ensure_built(index)
         self.current = index
-        self.scroll_to_block(self._message_block[index])
+        self.scroll_to_block(self._spans_of[index][0])
         self._strips.clear()
         self.refresh()
         self.post_message(self.Moved())
@@ -128,16 +167,26 @@ class ConversationView(BlockView):
 
     # --- folds ---------------------------------------------------------------------------------
     def toggle_thinking(self) -> None:
+        """`t`: fold or unfold every message's reasoning, staying at the current message."""
         self.think_all = not self.think_all
         self.states = {i: MessageState(self.think_all, s.expanded) for i, s in self.states.items()}
-        self._rebuild(self.current)
+        anchor = self.current
+        built = len(self._spans_of)
+        self._generation += 1
+        self._spans_of = []
+        self.set_blocks([], keep_scroll=False)
+        self._build_through(through=max(anchor, built - 1))
+        self._continue(self._generation)
+        self.goto_message(anchor)
 
     def action_activate(self) -> None:
         """Enter: unfold/fold the current message's reasoning, or expand/cut its long content."""
         if not self.messages:
             return
         index = self.current
-        actions = {b.action for b in self.blocks if b.message == index and b.action}
+        self.ensure_built(index)
+        start, end = self._spans_of[index]
+        actions = {b.action for b in self.blocks[start:end] if b.action}
         state = self._state(index)
         if "think" in actions:
             state = MessageState(not state.think_open, state.expanded)
@@ -146,7 +195,21 @@ class ConversationView(BlockView):
         else:
             return
         self.states[index] = state
-        self._rebuild(index)
+        new = self._message_blocks(index)
+        self.replace_blocks(start, end, new)
+        delta = len(new) - (end - start)
+        self._spans_of[index] = (start, start + len(new))
+        self._spans_of[index + 1 :] = [(a + delta, b + delta) for a, b in self._spans_of[index + 1 :]]
+
+    def find(self, pattern: re.Pattern[str] | None) -> int:
+        """Find over the whole conversation, not just the part built so far."""
+        if pattern is not None:
+            self.ensure_built()
+        return super().find(pattern)
+
+    def action_last(self) -> None:
+        self.ensure_built()
+        super().action_last()
 
     def current_message(self) -> Message | None:
         if not self.messages:
