@@ -89,9 +89,15 @@ def parse_filters(values: list[str]):
 
 
 def run_app(sources, args) -> int:
+    """Run the TUI. A dataset converted before opens here, before the first frame (a few hundred ms
+    at most, no loading screen); a new one converts in the app's worker, with a progress bar."""
+    # pyarrow imports pandas on its first to_numpy() (0.15-0.4 s, 40 MB) though nothing here uses it
+    sys.modules.setdefault("pandas", None)
+    from .data.session import all_cached, open_session
     from .ui.app import StartOptions, TraceApp
 
-    app = TraceApp(sources, StartOptions(parse_filters(args.filter), args.trial))
+    session = open_session(sources) if all_cached(sources) else None
+    app = TraceApp(sources, StartOptions(parse_filters(args.filter), args.trial), session=session)
     app.run()
     if app.error is not None:
         raise app.error

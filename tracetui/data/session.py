@@ -11,7 +11,7 @@ from typing import Callable
 
 import numpy as np
 
-from .cache import ensure_converted
+from .cache import cached_dir, ensure_converted
 from .convert import check_files
 from .dataset import Dataset
 from .facets import FacetIndex
@@ -133,9 +133,15 @@ def prepare(specs: list[SourceSpec]) -> list[ResolvedSource]:
     resolved = []
     for spec in specs:
         source = resolve(spec)
-        check_files(source.files)
+        if cached_dir(source.files) is None:  # a finished conversion needs no second look at the files
+            check_files(source.files)
         resolved.append(source)
     return resolved
+
+
+def all_cached(sources: list[ResolvedSource]) -> bool:
+    """Whether every source is converted already, so that opening takes a fraction of a second."""
+    return all(cached_dir(source.files) is not None for source in sources)
 
 
 def open_session(sources: list[ResolvedSource], progress: Progress | None = None) -> Session:

@@ -131,6 +131,19 @@ def _codes(column: pa.ChunkedArray) -> tuple[np.ndarray, list]:
     return codes, array.dictionary.to_pylist()
 
 
+def _combined_key(columns: list[np.ndarray], sizes: list[int]) -> np.ndarray:
+    """Dense ids of the distinct tuples of codes: one int64 per row when the sizes fit (a 1-D unique is
+    ~10x faster than a row-wise one), else unique rows."""
+    if math.prod(sizes) < 2**62:
+        combined = np.zeros(len(columns[0]), dtype=np.int64)
+        for column, size in zip(columns, sizes):
+            combined = combined * size + (column.astype(np.int64) + 1)
+        _, key = np.unique(combined, return_inverse=True)
+    else:
+        _, key = np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)
+    return key.reshape(-1).astype(np.int64)
+
+
 def _group(dataset_index: int, ds: Dataset) -> Trials:
     meta = ds.meta
     n = meta.num_rows
@@ -145,9 +158,7 @@ def _group(dataset_index: int, ds: Dataset) -> Trials:
     main_label = np.array([v in (None, "main") for v in source_labels] + [True])
     is_main = main_label[codes["trace_source"]]
 
-    key_matrix = np.stack([codes[c] for c in KEY_COLUMNS], axis=1)
-    _, key = np.unique(key_matrix, axis=0, return_inverse=True)
-    key = key.reshape(-1).astype(np.int64)
+    key = _combined_key([codes[c] for c in KEY_COLUMNS], [len(labels[c]) + 1 for c in KEY_COLUMNS])
 
     # Main rows: order by (key, export order); split repeated keys where the episode number falls.
     main = np.nonzero(is_main)[0]

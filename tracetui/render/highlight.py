@@ -9,6 +9,7 @@ since agents write whole files that way.
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 
 import orjson
@@ -63,6 +64,22 @@ def lexer_for(lang: str) -> Lexer | None:
         except ClassNotFound:
             return None
     return None if lexer.aliases[:1] == ["text"] else lexer
+
+
+WARM_LANGUAGES = ("bash", "python", "json", "javascript", "rust", "c", "go", "diff")
+
+
+def warm_up() -> None:
+    """Set up the common lexers in a background thread: the first one costs ~60 ms, which would
+    otherwise land on the first scroll into a code block."""
+
+    def run() -> None:
+        for lang in WARM_LANGUAGES:
+            lexer = lexer_for(lang)
+            if lexer is not None:
+                _lex("x = 1\n", lexer)
+
+    threading.Thread(target=run, name="tracetui-warm-up", daemon=True).start()
 
 
 def language_for_path(path: str) -> str | None:

@@ -36,15 +36,20 @@ class TraceApp(App):
     COMMANDS = App.COMMANDS | {ActionCommands}
     ENABLE_COMMAND_PALETTE = True
 
-    def __init__(self, sources: list[ResolvedSource], options: StartOptions | None = None) -> None:
+    def __init__(
+        self, sources: list[ResolvedSource], options: StartOptions | None = None, session: Session | None = None
+    ) -> None:
         super().__init__()
         self.sources = sources
         self.options = options or StartOptions()
-        self.session: Session | None = None
+        self.session: Session | None = session
         self.error: SourceError | None = None
         """Why the session could not open; the command line prints it after the terminal is restored."""
 
     def on_mount(self) -> None:
+        if self.session is not None:
+            self._loaded(self.session)
+            return
         title = ", ".join(s.dataset_id for s in self.sources)
         self.push_screen(LoadingScreen(title))
         self.load()

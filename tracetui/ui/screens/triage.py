@@ -6,6 +6,8 @@ the widgets only display what they are given.
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 from textual import on, work
 from textual.app import ComposeResult
@@ -18,6 +20,7 @@ from ...data.compare import pick_counterpart
 from ...data.facets import FilterState
 from ...data.ordering import SORT_KEYS
 from ...data.session import Session
+from ...render.highlight import warm_up as warm_up_highlighting
 from ...data.verifier_index import VerifierIndex, build_verifier_index
 from .. import keymap
 from ..actions.external import ExternalActions
@@ -101,7 +104,14 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         self.query_one("#name-filter", Input).value = self.state.text
         self.apply_filters(keep=self._start_trial)
         self.trial_list.focus()
-        self.set_timer(0.3, self.index_verifiers)  # after the first screen is painted
+        self.call_after_refresh(self._settle)
+
+    def _settle(self) -> None:
+        """After the first frame: keep the long-lived objects out of the garbage collector's scans
+        (its pauses were most of the interaction p95), then start the background work."""
+        gc.freeze()
+        self.set_timer(0.3, self.index_verifiers)
+        warm_up_highlighting()
 
     def _show_facets(self) -> None:
         """The sidebar's facets: the core ones, the others when they vary, and any added later."""
@@ -133,6 +143,7 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         self._show_facets()
         self.apply_filters()
         self._update_list_header()
+        gc.freeze()
         if self._status_text.startswith("Reading verifier logs"):
             self.status("")
 

@@ -14,7 +14,7 @@ from collections import OrderedDict
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -143,15 +143,22 @@ class BlockView(ScrollView, can_focus=True):
         self.scroll_to(y=self._first_line[index] + offset, animate=False, immediate=True)
 
     # --- rendering -----------------------------------------------------------------------------
+    _base_style = Style()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Resolve the widget's style once per frame: `rich_style` walks every ancestor."""
+        self._base_style = self.rich_style
+        return super().render_lines(crop)
+
     def render_line(self, y: int) -> Strip:
         self._relayout()
         width = self.scrollable_content_region.width
         line = int(self.scroll_offset.y) + y
         index = self.block_at_line(line)
         if index is None:
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self._base_style)
         within = line - self._first_line[index]
-        key = (index, within, width, self._match_key(index))
+        key = (index, within, width, self._match_key(index), self._base_style)
         return self._strips.get_or(key, lambda: self._render(index, within, width))
 
     def _match_key(self, index: int) -> int:
@@ -176,7 +183,7 @@ class BlockView(ScrollView, can_focus=True):
         if block.indent:
             segments.append(Segment(" " * block.indent))
         segments.extend(text.render(self.app.console, end=""))
-        base = self.rich_style
+        base = self._base_style
         return Strip(segments).crop_extend(0, width, base).apply_style(base)
 
     def _split(self, index: int) -> list[Text]:

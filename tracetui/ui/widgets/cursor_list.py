@@ -6,8 +6,9 @@ to render one.
 
 from __future__ import annotations
 
+from rich.style import Style
 from textual import events
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -42,11 +43,18 @@ class CursorList(ScrollView, can_focus=True):
     def render_row(self, index: int, width: int, selected: bool) -> Strip:
         raise NotImplementedError
 
+    _base_style = Style()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Resolve the widget's style once per frame: `rich_style` walks every ancestor."""
+        self._base_style = self.rich_style
+        return super().render_lines(crop)
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         index = int(self.scroll_offset.y) + y
         if index >= self.row_count:
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self._base_style)
         return self.render_row(index, width, index == self.cursor and self.row_count > 0)
 
     def watch_cursor(self, old: int, new: int) -> None:

@@ -112,7 +112,7 @@ class FacetList(CursorList):
                 name_width -= 2
             segments += [Segment(fit(label, name_width), style), Segment(" " + count_text, DIM)]
         strip = Strip(segments).crop_extend(0, width, None)
-        return strip.apply_style(self.rich_style + SELECTED_ROW if selected else self.rich_style)
+        return strip.apply_style(self._base_style + SELECTED_ROW if selected else self._base_style)
 
     def action_toggle(self) -> None:
         self.activate()

@@ -96,7 +96,7 @@ class TrialList(CursorList):
             text, style = cells[title]
             segments.append(Segment(fit(text, w) + " ", style))
         strip = Strip(segments).crop_extend(0, width, None)
-        base = self.rich_style + SELECTED if selected else self.rich_style
+        base = self._base_style + SELECTED if selected else self._base_style
         return strip.apply_style(base)
 
     def action_open(self) -> None:
