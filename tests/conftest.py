@@ -68,3 +68,16 @@ def write_parquet(path: Path, rows: list[dict], schema: pa.Schema | None = None)
     path.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.Table.from_pylist(rows, schema=schema), path)
     return path
+
+
+@pytest.fixture(scope="module")
+def demo_dir(tmp_path_factory):
+    """A small deterministic demo dataset, written once per test module."""
+    return tmp_path_factory.mktemp("demo")
+
+
+@pytest.fixture
+def sources(demo_dir):
+    from .ui_helpers import demo_sources
+
+    return demo_sources(demo_dir)

@@ -10,17 +10,7 @@ from tracetui.data.facets import FilterState
 from tracetui.data.stats import group_stats, histogram, matrix, result_counts
 from tracetui.ui.screens.stats import BarChart, GroupTable, MatrixView, StatsScreen, histogram_bars, percent
 
-from .ui_helpers import demo_sources, make_app, text_of, visible_lines, wait_loaded
-
-
-@pytest.fixture(scope="module")
-def demo_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("demo")
-
-
-@pytest.fixture
-def sources(demo_dir):
-    return demo_sources(demo_dir)
+from .ui_helpers import make_app, text_of, visible_lines, wait_loaded
 
 
 def graded(session) -> np.ndarray:

@@ -10,17 +10,7 @@ from tracetui.data.sources import SourceSpec
 from tracetui.ui.actions.search import parse_query
 from tracetui.ui.screens.note import NoteScreen
 
-from .ui_helpers import demo_sources, make_app, text_of, wait_loaded
-
-
-@pytest.fixture(scope="module")
-def demo_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("demo")
-
-
-@pytest.fixture
-def sources(demo_dir):
-    return demo_sources(demo_dir)
+from .ui_helpers import make_app, text_of, wait_loaded
 
 
 async def wait_idle(screen, pilot, group: str) -> None:

@@ -10,17 +10,7 @@ from tracetui.ui.app import StartOptions
 from tracetui.ui.screens.help import HelpScreen
 from tracetui.ui.widgets.facet_list import FacetList
 
-from .ui_helpers import demo_sources, make_app, text_of, visible_lines, wait_loaded
-
-
-@pytest.fixture(scope="module")
-def demo_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("demo")
-
-
-@pytest.fixture
-def sources(demo_dir):
-    return demo_sources(demo_dir)
+from .ui_helpers import make_app, text_of, visible_lines, wait_loaded
 
 
 async def test_starts_on_the_first_trial_with_its_conversation(sources):

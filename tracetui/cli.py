@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.abc
 import os
 import sys
 from dataclasses import replace
@@ -34,14 +35,12 @@ def _source_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", help="dataset config (subset) name")
 
 
+def filter_option(parser: argparse.ArgumentParser, help: str) -> None:
+    parser.add_argument("--filter", action="append", default=[], metavar="FACET=VALUE", help=help)
+
+
 def _view_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--filter",
-        action="append",
-        default=[],
-        metavar="FACET=VALUE",
-        help="preselect a filter value, e.g. model=gpt-4o or result=0.0 or outcome=fail (repeatable)",
-    )
+    filter_option(parser, "preselect a filter value, e.g. model=gpt-4o or result=0.0 or outcome=fail (repeatable)")
     parser.add_argument("--trial", metavar="NAME", help="open this trial (trial_name or task) first")
 
 
@@ -88,11 +87,25 @@ def parse_filters(values: list[str]):
     return FilterState({k: frozenset(v) for k, v in selected.items()})
 
 
+class _NoPandas(importlib.abc.MetaPathFinder):
+    """pyarrow imports pandas on its first to_numpy() or scalar (0.15-0.4 s and 40 MB at start-up) just
+    to check for pandas objects; the app never uses pandas, so in the app's process it is not found."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "pandas" or name.startswith("pandas."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+def _keep_pandas_out() -> None:
+    if "pandas" not in sys.modules and not any(isinstance(f, _NoPandas) for f in sys.meta_path):
+        sys.meta_path.insert(0, _NoPandas())
+
+
 def run_app(sources, args) -> int:
     """Run the TUI. A dataset converted before opens here, before the first frame (a few hundred ms
     at most, no loading screen); a new one converts in the app's worker, with a progress bar."""
-    # pyarrow imports pandas on its first to_numpy() (0.15-0.4 s, 40 MB) though nothing here uses it
-    sys.modules.setdefault("pandas", None)
+    _keep_pandas_out()
     from .data.session import all_cached, open_session
     from .ui.app import StartOptions, TraceApp
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..cli import _guarded, _source_options, parse_filters
+from ..cli import _guarded, _source_options, filter_option, parse_filters
 from ..data.errors import SourceError
 from ..data.export import FORMATS, export_trials
 from ..data.session import open_session, prepare
@@ -25,8 +25,7 @@ def parser() -> Parser:
     )
     parser.add_argument("sources", nargs="+", metavar="SOURCE", help="hub id, hf:// path, file or folder")
     _source_options(parser)
-    parser.add_argument("--filter", action="append", default=[], metavar="FACET=VALUE",
-                        help="keep trials with this value, e.g. result=0.0 or model=gpt-4o (repeatable)")
+    filter_option(parser, "keep trials with this value, e.g. result=0.0 or model=gpt-4o (repeatable)")
     parser.add_argument("--label", action="append", default=[], metavar="LABEL",
                         help="keep trials with this label (repeatable: any of them)")
     parser.add_argument("-o", "--output", required=True, type=Path, metavar="OUT", help="the file to write")

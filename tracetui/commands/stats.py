@@ -12,7 +12,7 @@ import math
 import os
 import sys
 
-from ..cli import _guarded, _source_options, parse_filters
+from ..cli import _guarded, _source_options, filter_option, parse_filters
 from ..data.errors import SourceError
 from ..data.stats import GROUP_COLUMNS, group_stats, head_to_head
 
@@ -31,13 +31,7 @@ def parser() -> argparse.ArgumentParser:
         "--by", default="model", help=f"comma-separated columns among {', '.join(GROUP_COLUMNS)} (default: model)"
     )
     parser.add_argument("--format", choices=("table", "csv", "json"), default="table", help="default: table")
-    parser.add_argument(
-        "--filter",
-        action="append",
-        default=[],
-        metavar="FACET=VALUE",
-        help="count only matching trials, e.g. model=gpt-4o or outcome=fail (repeatable)",
-    )
+    filter_option(parser, "count only matching trials, e.g. model=gpt-4o or outcome=fail (repeatable)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     return parser
 
