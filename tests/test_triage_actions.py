@@ -49,7 +49,9 @@ async def test_labels_and_notes_persist_and_filter(sources):
 
         assert screen.store.note(trial_key(again.session, screen.trial)) == "looks like a test hack"
         assert "reward-hack" in screen._label_cell(screen.trial)
-        await wait_idle(screen, pilot, "verifier-index")
+        from .scenarios import loaded
+
+        await loaded(pilot)  # the background verifier index is in, and nothing else is running
         await pilot.press("1")  # toggles it off again
         assert "Removed label" in text_of(screen.query_one("#status"))
 
@@ -60,6 +62,7 @@ def test_parse_query_smart_case_and_regex():
     assert parse_query("/err(or)?s?/") == ("err(or)?s?", True, True)
     assert parse_query("/\\Berr/") == ("\\Berr", True, True)  # an escape is not an upper-case letter
     assert parse_query("/") == ("/", False, True)
+    assert parse_query("/Error: .*/i") == ("Error: .*", True, True)
 
 
 async def test_search_filters_the_list_and_highlights(sources):

@@ -94,7 +94,7 @@ class ExternalActions:
         worker = get_current_worker()
         trials = np.asarray(self.trial_list.order)
         records = session_records(self.session, self.store)
-        progress = lambda f, rows: self.app.call_from_thread(self.status, f"Exporting {rows}… {f:.0%} (Esc cancels)")  # noqa: E731
+        progress = lambda f, rows: self.app.call_from_thread(self.working, f"Exporting {rows}… (Esc cancels)", f)  # noqa: E731
         try:
             rows = export_trials(
                 self.session,
@@ -106,7 +106,11 @@ class ExternalActions:
                 cancelled=lambda: worker.is_cancelled,
             )
         except SourceError as exc:
-            self.app.call_from_thread(self.status, f"Export failed: {exc}")
-            return
-        message = f"Exported {len(trials):,} trials ({rows:,} rows) to {path}" if rows else "Export cancelled."
-        self.app.call_from_thread(self.status, message)
+            message = f"Export failed: {exc}"
+        else:
+            message = f"Exported {len(trials):,} trials ({rows:,} rows) to {path}" if rows else "Export cancelled."
+        self.app.call_from_thread(self._exported, message)
+
+    def _exported(self, message: str) -> None:
+        self.working("", None)
+        self.status(message)

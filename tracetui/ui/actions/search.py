@@ -1,7 +1,8 @@
 """Full-text search across the whole session (`s`, ctrl+f) and find in the open conversation (`/`).
 
 Both read a query the same way: `/…/` is a regular expression, anything else a literal, and the match
-ignores case unless the query has an upper-case letter (smart case, as in vim and ripgrep).
+ignores case unless the query has an upper-case letter (smart case, as in vim and ripgrep); `/…/i`
+ignores case whatever the letters.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from ...data.search import SearchCancelled, SearchResult, python_regex, search
 
 def parse_query(text: str) -> tuple[str, bool, bool]:
     """(pattern, regex, ignore_case) of what the user typed."""
-    regex = len(text) > 2 and text.startswith("/") and text.endswith("/")
-    pattern = text[1:-1] if regex else text
+    flagged = len(text) > 3 and text.startswith("/") and text.endswith("/i")
+    regex = flagged or (len(text) > 2 and text.startswith("/") and text.endswith("/"))
+    pattern = text[1 : -2 if flagged else -1] if regex else text
     letters = re.sub(r"\\.", "", pattern) if regex else pattern
-    return pattern, regex, not any(c.isupper() for c in letters)
+    return pattern, regex, flagged or not any(c.isupper() for c in letters)
 
 
 def compile_query(text: str) -> re.Pattern[str]:
@@ -50,19 +52,24 @@ class SearchActions:
     def run_search(self, text: str) -> None:
         worker = get_current_worker()
         pattern, regex, ignore_case = parse_query(text)
-        progress = lambda f: self.app.call_from_thread(self.status, f"Searching for {text!r}… {f:.0%} (Esc cancels)")  # noqa: E731
+        progress = lambda f: self.app.call_from_thread(self.working, f"Searching for {text!r}… (Esc cancels)", f)  # noqa: E731
         try:
             result = search(self.session, pattern, regex=regex, ignore_case=ignore_case, progress=progress,
                             cancelled=lambda: worker.is_cancelled)
         except SearchCancelled:
-            self.app.call_from_thread(self.status, "Search cancelled.")
+            self.app.call_from_thread(self._search_failed, "Search cancelled.")
             return
         except ValueError as exc:
-            self.app.call_from_thread(self.status, str(exc))
+            self.app.call_from_thread(self._search_failed, str(exc))
             return
         self.app.call_from_thread(self._searched, text, result)
 
+    def _search_failed(self, message: str) -> None:
+        self.working("", None)
+        self.status(message)
+
     def _searched(self, text: str, result: SearchResult) -> None:
+        self.working("", None)
         self.search_result = result
         self.find_pattern = compile_query(text)
         self.trial = None  # show the first trial of the results afresh, jumping to its first match

@@ -13,7 +13,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input
+from textual.widgets import Footer, Input, ProgressBar
 from textual.worker import get_current_worker
 
 from ...data.compare import pick_counterpart
@@ -69,7 +69,9 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
                 yield VerifierPanel(id="verifier")
         yield PromptBar(id="prompt")
         yield InfoBar(id="position")
-        yield InfoBar(id="status")
+        with Horizontal(id="status-row"):
+            yield InfoBar(id="status")
+            yield ProgressBar(total=1.0, show_eta=False, id="work")
         yield Footer()
 
     # --- shortcuts -----------------------------------------------------------------------------
@@ -157,10 +159,11 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         self._update_header(order)
         self.schedule_save()
         if not len(order):
+            if self.trial is not None:  # said once, when the list empties
+                self.status("No trials match these filters (x clears them).")
             self.trial = None
             self.conversation.show((), None)
             self.verifier.show(None, "unknown", None)
-            self.status("No trials match these filters (x clears them).")
         else:
             self._show_trial(self.trial_list.current_trial)
 
@@ -279,6 +282,14 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         self.query_one("#position", InfoBar).show(*parts)
 
     _status_text = ""
+
+    def working(self, message: str, fraction: float | None) -> None:
+        """Progress of long work (search, export) in the message line; None hides the bar."""
+        bar = self.query_one("#work", ProgressBar)
+        bar.display = fraction is not None
+        if fraction is not None:
+            bar.update(progress=fraction)
+            self.status(message)
 
     def status(self, message: str) -> None:
         """The message line: what the last action did (the position line above says where we are)."""

@@ -92,12 +92,15 @@ class CursorList(ScrollView, can_focus=True):
     def action_page_up(self) -> None:
         self.move_to(self.cursor - max(1, self.scrollable_content_region.height - 1))
 
+    CLICKS_TO_ACTIVATE = 2
+    """A double-click opens a trial; the facet list toggles a value on a single click."""
+
     def on_click(self, event: events.Click) -> None:
         index = int(self.scroll_offset.y) + event.y
         if 0 <= index < self.row_count:
             self.focus()
             self.cursor = index
-            if event.chain > 1:
+            if event.chain >= self.CLICKS_TO_ACTIVATE:
                 self.activate()
 
     def activate(self) -> None:

@@ -35,6 +35,7 @@ class Row:
 
 class FacetList(CursorList):
     BINDINGS = keymap.FACETS
+    CLICKS_TO_ACTIVATE = 1
 
     class Toggled(Message):
         def __init__(self, facet: str, label: str) -> None:
