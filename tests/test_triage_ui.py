@@ -171,3 +171,18 @@ async def test_small_terminal_and_resize(sources):
         await pilot.pause()
         assert screen.conversation.size.width > 100
         assert any(line.strip() for line in visible_lines(screen.conversation))
+
+
+async def test_an_already_converted_dataset_opens_without_the_loading_screen(sources):
+    from tracetui.data.session import all_cached, open_session
+    from tracetui.ui.app import TraceApp
+
+    session = open_session(sources)
+    assert all_cached(sources)
+    app = TraceApp(sources, session=session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        assert screen.session is session and screen.trial is not None
+        await pilot.press("s", *"assert", "enter")
+        await pilot.pause(0.5)
+        assert app.is_running

@@ -86,4 +86,8 @@ class TraceApp(App):
                 self.notify(f"No trial named {self.options.trial!r}", severity="warning")
         filters = self.options.filters
         given = filters if (filters.selected or filters.text) else None  # none given: resume the last view
-        self.switch_screen(TriageScreen(session, given, trial))
+        screen = TriageScreen(session, given, trial)
+        if isinstance(self.screen, LoadingScreen):
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
