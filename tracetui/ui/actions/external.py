@@ -1,6 +1,7 @@
 """Getting things out of the app: copy (OSC 52), `$PAGER`, `$EDITOR`, and export of the filtered trials.
 
 Pager and editor run through `App.suspend()`; export runs in a worker with progress and Esc to cancel.
+The modules behind them import on first use, off the start-up path.
 """
 
 from __future__ import annotations
@@ -16,11 +17,8 @@ import numpy as np
 from textual import work
 from textual.worker import get_current_worker
 
-from ...clipboard import copy
 from ...data.errors import SourceError
-from ...data.export import export_trials, trial_markdown
 from ...render.safe_text import sanitize
-from ...store.labels import session_records
 
 
 class ExternalActions:
@@ -34,6 +32,8 @@ class ExternalActions:
         driver.flush()
 
     def _copy(self, text: str, suffix: str = ".txt") -> None:
+        from ...clipboard import copy
+
         self.status(copy(text, self._write_terminal, suffix=suffix))
 
     def action_copy(self) -> None:
@@ -48,6 +48,8 @@ class ExternalActions:
             self._copy(info.trial_name or f"{info.run_id}:{info.task}")
 
     def action_copy_trial(self) -> None:
+        from ...data.export import trial_markdown
+
         if self.trial is not None:
             self._copy(trial_markdown(self.session, self.trial), suffix=".md")
 
@@ -76,6 +78,8 @@ class ExternalActions:
             self._open_external("PAGER", "less -R", text, ".txt")
 
     def action_pager_trial(self) -> None:
+        from ...data.export import trial_markdown
+
         if self.trial is not None:
             self._open_external("PAGER", "less -R", trial_markdown(self.session, self.trial), ".md")
 
@@ -91,6 +95,9 @@ class ExternalActions:
 
     @work(thread=True, exclusive=True, group="export")
     def run_export(self, path: str) -> None:
+        from ...data.export import export_trials
+        from ...store.labels import session_records
+
         worker = get_current_worker()
         trials = np.asarray(self.trial_list.order)
         records = session_records(self.session, self.store)

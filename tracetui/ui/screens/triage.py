@@ -16,21 +16,17 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar
 from textual.worker import get_current_worker
 
-from ...data.compare import pick_counterpart
 from ...data.facets import FilterState
 from ...data.ordering import SORT_KEYS
 from ...data.session import Session
-from ...render.highlight import warm_up as warm_up_highlighting
 from ...data.verifier_index import VerifierIndex, build_verifier_index
+from ...render.highlight import warm_up as warm_up_highlighting
 from .. import keymap
 from ..actions.external import ExternalActions
 from ..actions.labels import LabelActions
 from ..actions.search import SearchActions
 from ..format import human_size, result_text, short_model
 from ..widgets.bars import InfoBar, PromptBar
-from .compare import CompareScreen
-from .headtohead import HeadToHeadScreen
-from .stats import StatsScreen
 from ..widgets.conversation import ConversationView
 from ..widgets.cursor_list import CursorList
 from ..widgets.facet_list import FacetList
@@ -393,13 +389,21 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
             self.facet_list.state = self.state
             self.apply_filters()
 
+    # The other screens import on first use: they are not needed for the first frame.
     def action_stats(self) -> None:
+        from .stats import StatsScreen
+
         self.app.push_screen(StatsScreen(self.session, self._visible()), self._apply_picked)
 
     def action_head_to_head(self) -> None:
+        from .headtohead import HeadToHeadScreen
+
         self.app.push_screen(HeadToHeadScreen(self.session, self._visible()), self._apply_picked)
 
     def action_compare(self) -> None:
+        from ...data.compare import pick_counterpart
+        from .compare import CompareScreen
+
         other = pick_counterpart(self.session, self.trial) if self.trial is not None else None
         if other is None:
             self.status("No other attempt of this task to compare with.")
