@@ -144,3 +144,21 @@ def test_an_invalid_regex_is_a_one_line_value_error(traces, pattern, message):
 def test_an_empty_pattern_is_refused(traces):
     with pytest.raises(ValueError, match="empty"):
         search(traces, "")
+
+
+def test_literal_with_surrounding_blanks_is_confirmed_whole(tmp_path):
+    """The scan looks for the trimmed needle first; only messages with the whole needle count."""
+    from tracetui.data.search import search
+    from tracetui.data.session import open_session, prepare
+    from tracetui.data.sources import SourceSpec
+
+    from .conftest import trial_rows, write_parquet
+
+    rows = trial_rows("a", "a__1", 1, "1.0") + trial_rows("b", "b__1", 1, "1.0")
+    rows[0]["conversations"][0]["content"] = "value: 42 here"
+    rows[1]["conversations"][0]["content"] = "value:42 here"
+    write_parquet(tmp_path / "s.parquet", rows)
+    session = open_session(prepare([SourceSpec(str(tmp_path / "s.parquet"))]))
+    result = search(session, " 42 ")
+    assert [session.info(t).task for t in result.trials.nonzero()[0]] == ["a"]
+    assert search(session, "42").matched_trials == 2

@@ -88,9 +88,20 @@ def search(
         reason = str(exc).removeprefix("Invalid regular expression: ")
         raise ValueError(f"invalid regex {pattern!r}: {reason}") from None
 
+    core = pattern.strip() if not regex else ""
+    prefilter = re.escape(core) if core and core != pattern else None
+
     def scan(array: pa.Array) -> np.ndarray:
-        matches = pc.match_substring_regex(array, expression, ignore_case=ignore_case)
-        return pc.indices_nonzero(matches).to_numpy().astype(np.int64)
+        if prefilter is None:
+            matches = pc.match_substring_regex(array, expression, ignore_case=ignore_case)
+            return pc.indices_nonzero(matches).to_numpy().astype(np.int64)
+        # RE2 skips ahead with memchr on a literal's first byte: a leading blank is everywhere, so scan
+        # for the trimmed needle, then confirm the whole one on those messages only
+        rough = pc.indices_nonzero(pc.match_substring_regex(array, prefilter, ignore_case=ignore_case))
+        if not len(rough):
+            return np.zeros(0, dtype=np.int64)
+        exact = pc.match_substring_regex(array.take(rough), expression, ignore_case=ignore_case)
+        return rough.filter(exact).to_numpy().astype(np.int64)
 
     jobs = _jobs(session, scan, verifier)
     scanned = sum(job.bytes for job in jobs)

@@ -109,7 +109,7 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         (its pauses were most of the interaction p95), then start the background work."""
         gc.freeze()
         self.set_timer(0.3, self.index_verifiers)
-        warm_up_highlighting()
+        self.set_timer(0.5, warm_up_highlighting)
 
     def _show_facets(self) -> None:
         """The sidebar's facets: the core ones, the others when they vary, and any added later."""
