@@ -1,0 +1,1 @@
+"""Benchmarks of tracetui against the floor (a bare Textual app) and the naive route (pandas): `python bench/run.py`."""

@@ -1,0 +1,85 @@
+"""The three apps whose first screen we time: tracetui, the floor and the naive route.
+
+Each factory returns the app and the widget classes that must have drawn text for the first screen to
+count as painted. `run_cli_headless` runs tracetui through its real command line instead (the start path
+users get), with `App.run` made headless. `python -m bench.apps floor|naive DATA` runs the floor or the
+naive app in the terminal (the pty probe runs tracetui as `python -m tracetui DATA`).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Callable
+
+FLOOR_TEXT = "floor: one widget painted"
+NAIVE_PREFIX = "naive: "
+
+
+def tracetui_widgets() -> tuple[type, ...]:
+    from tracetui.ui.widgets.conversation import ConversationView
+    from tracetui.ui.widgets.trial_list import TrialList
+
+    return TrialList, ConversationView
+
+
+def tracetui_app(data: Path):
+    """A TraceApp on DATA for Pilot (opens the session in its worker; TRACETUI_CACHE_DIR has the conversion)."""
+    from tracetui.data.session import prepare
+    from tracetui.data.sources import SourceSpec
+    from tracetui.ui.app import StartOptions, TraceApp
+
+    return TraceApp(prepare([SourceSpec(str(data))]), StartOptions()), tracetui_widgets()
+
+
+def run_cli_headless(data: Path, size: tuple[int, int], before_run: Callable) -> int:
+    """`tracetui DATA` through `tracetui.cli.main`, its app run headless; `before_run(app, widgets)` first."""
+    from tracetui import cli
+    from tracetui.ui.app import TraceApp
+
+    run = TraceApp.run
+
+    def headless(app, *args, **kwargs):
+        before_run(app, tracetui_widgets())
+        return run(app, headless=True, size=size)
+
+    TraceApp.run = headless
+    return cli.main([str(data)])
+
+
+def floor_app(data: Path):
+    """A bare Textual app that imports pyarrow and paints one widget: what no viewer can beat."""
+    import pyarrow  # noqa: F401
+    from textual.app import App
+    from textual.widgets import Static
+
+    class Floor(App):
+        def compose(self):
+            yield Static(FLOOR_TEXT)
+
+    return Floor(), (Static,)
+
+
+def naive_app(data: Path):
+    """pandas.read_parquet of every shard, then the first row's first message in a Static."""
+    import pandas as pd
+    from rich.text import Text
+    from textual.app import App
+    from textual.widgets import Static
+
+    frame = pd.read_parquet(data / "data")
+    first = frame.iloc[0]
+    text = Text(f"{NAIVE_PREFIX}{first['task']}\n{first['conversations'][0]['content'][:4000]}")
+
+    class Naive(App):
+        def compose(self):
+            yield Static(text)
+
+    return Naive(), (Static,)
+
+
+APPS = {"tracetui": tracetui_app, "floor": floor_app, "naive": naive_app}
+
+if __name__ == "__main__":
+    kind, data = sys.argv[1], Path(sys.argv[2])
+    APPS[kind](data)[0].run()

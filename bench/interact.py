@@ -1,0 +1,154 @@
+"""Interaction latency in-process with Pilot (a child process of bench/run.py; prints one `BENCH` line).
+
+    python -m bench.interact DATA [--toggles 30] [--switches 30] [--largest 10]
+
+Measured once the app has settled (background workers done). Each figure runs from the call that starts
+the interaction to the next frame in which the widget that shows its result was repainted (see frames.py):
+facet toggle -> trial list; trial switch -> conversation; page down -> conversation. Trial switches drop
+the session's history LRU first, so each one rebuilds the history from the mapped rows as a first visit
+does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import time
+from pathlib import Path
+
+from .probes import SIZE, report
+
+PAGE_LIMIT = 5000
+
+
+class MaxTimer:
+    """Wraps `owner.name` to keep the longest single call (ms) and the number of calls."""
+
+    def __init__(self, owner, name: str) -> None:
+        self.longest = 0.0
+        self.calls = 0
+        original = getattr(owner, name)
+
+        def timed(*args, **kwargs):
+            began = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self.calls += 1
+                self.longest = max(self.longest, (time.perf_counter() - began) * 1000)
+
+        setattr(owner, name, timed)
+
+    def reset(self) -> None:
+        self.longest, self.calls = 0.0, 0
+
+    def result(self) -> dict:
+        return {"max_ms": self.longest, "calls": self.calls}
+
+
+def _ms(began: float, ended: float) -> float:
+    return (ended - began) * 1000
+
+
+async def toggles(screen, watcher, count: int) -> list[float]:
+    """Toggle outcome / model / result values on and off in the sidebar, as Enter on a value does."""
+    from tracetui.ui.widgets.trial_list import TrialList
+
+    facets = screen.facet_list
+    values = [i for i, row in enumerate(facets.rows) if row.code >= 0 and row.facet in ("outcome", "model", "result")]
+    times = []
+    for n in range(count):
+        facets.cursor = values[(n // 2) % len(values)]
+        await asyncio.sleep(0.02)
+        before = screen.state
+        began = time.perf_counter()
+        facets.action_toggle()
+        painted = await watcher.next_paint(TrialList, after=began, when=lambda: screen.state is not before)
+        times.append(_ms(began, painted))
+    return times
+
+
+async def switch(screen, watcher, trial: int) -> float:
+    """Move the list cursor to `trial` (history not cached) and time it to the conversation's repaint."""
+    from tracetui.ui.widgets.conversation import ConversationView
+
+    listing = screen.trial_list
+    position = int((listing.order == trial).nonzero()[0][0])
+    screen.session._histories.clear()
+    await asyncio.sleep(0.02)
+    began = time.perf_counter()
+    listing.move_to(position)
+    return _ms(began, await watcher.next_paint(ConversationView, after=began, when=lambda: screen.trial == trial))
+
+
+async def scroll(screen, watcher) -> list[float]:
+    """Page down the current conversation from top to bottom; ms per page."""
+    from tracetui.ui.widgets.conversation import ConversationView
+
+    view = screen.conversation
+    view.focus()
+    view.action_first()
+    await asyncio.sleep(0.05)
+    times = []
+    while view.scroll_offset.y < view.max_scroll_y and len(times) < PAGE_LIMIT:
+        began = time.perf_counter()
+        view.action_page_down()
+        times.append(_ms(began, await watcher.next_paint(ConversationView, after=began)))
+    return times
+
+
+async def measure(data: Path, toggle_count: int, switch_count: int, largest_count: int) -> dict:
+    import tracetui.ui.widgets.conversation as conversation_module
+    from tracetui.render.block import Block
+    from tracetui.ui.widgets.conversation import ConversationView
+
+    from .apps import tracetui_app
+    from .frames import FrameWatcher
+    from .probes import settled
+
+    app, widgets = tracetui_app(data)
+    watcher = FrameWatcher(widgets)
+    watcher.install(app)
+    render_line = MaxTimer(ConversationView, "render_line")
+    message_blocks = MaxTimer(conversation_module, "message_blocks")
+    styled = MaxTimer(Block, "styled")
+    out = {}
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(app, pilot, watcher)
+        screen, session = app.screen, app.session
+        out["toggle_ms"] = await toggles(screen, watcher, toggle_count)
+        order = [int(t) for t in screen.trial_list.order]
+        largest = int(session.trials.size.argmax())
+        small = int(session.trials.size.argmin())
+        rng = random.Random(0)
+        typical = rng.sample([t for t in order if t not in (largest, screen.trial)], min(switch_count, len(order) - 2))
+        out["switch_ms"] = [await switch(screen, watcher, t) for t in typical]
+        out["largest"] = {"messages": int(session.trials.messages[largest]), "bytes": int(session.trials.size[largest])}
+        out["switch_largest_ms"] = []
+        for _ in range(largest_count):
+            await switch(screen, watcher, small)
+            for timer in (render_line, message_blocks, styled):
+                timer.reset()
+            out["switch_largest_ms"].append(await switch(screen, watcher, largest))
+        out["largest_build"] = {"message_blocks": message_blocks.result(), "styled": styled.result()}
+        render_line.reset()
+        styled.reset()
+        out["scroll_ms"] = await scroll(screen, watcher)
+        out["scroll_lines"] = screen.conversation.line_count
+        out["scroll_render"] = {"render_line": render_line.result(), "styled": styled.result()}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("data", type=Path)
+    parser.add_argument("--toggles", type=int, default=30)
+    parser.add_argument("--switches", type=int, default=30)
+    parser.add_argument("--largest", type=int, default=10)
+    args = parser.parse_args()
+    report(**asyncio.run(measure(args.data, args.toggles, args.switches, args.largest)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,139 @@
+"""Child processes that measure one thing each and print one JSON line (`BENCH {...}`) for bench/run.py.
+
+    python -m bench.probes first-screen KIND DATA   # headless: monotonic time of the first screen, memory
+    python -m bench.probes memory DATA              # tracetui memory: first screen, 10 largest trials, search
+    python -m bench.probes first-open DATA          # open_session on the (fresh) TRACETUI_CACHE_DIR
+    python -m bench.probes settle DATA              # seconds of background work after the first screen
+
+Times cross the process boundary as `time.monotonic()` (CLOCK_MONOTONIC, shared by all processes), so the
+parent measures from before it spawned the child.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from .memory import snapshot
+
+SIZE = (120, 40)
+COMMON_NEEDLE = "error"
+
+
+def report(**values) -> None:
+    print("BENCH " + json.dumps(values), flush=True)
+
+
+def first_screen(kind: str, data: Path) -> None:
+    """Run the app headless (tracetui: through its command line); at the first frame where every watched
+    widget has drawn text, report and quit."""
+    from .apps import APPS, run_cli_headless
+    from .frames import FrameWatcher
+
+    result = {}
+
+    def watch(app, widgets) -> None:
+        watcher = FrameWatcher(widgets)
+
+        def check(frame) -> None:
+            if not result and watcher.ever_texted >= set(widgets):
+                times = os.times()
+                result.update(painted_at=time.monotonic(), cpu=times.user + times.system, memory=snapshot())
+                app.exit()
+
+        watcher.on_frame.append(check)
+        watcher.install(app)
+
+    if kind == "tracetui":
+        run_cli_headless(data, SIZE, watch)
+    else:
+        app, widgets = APPS[kind](data)
+        watch(app, widgets)
+        app.run(headless=True, size=SIZE)
+    if not result:
+        raise SystemExit(f"{kind}: the app ended before its first screen")
+    report(**result)
+
+
+async def settled(app, pilot, watcher, timeout: float = 300) -> float:
+    """Wait for the first screen, then for the app's background workers (e.g. the verifier index, built
+    on first open); returns the seconds the background work went on after the first screen."""
+    from tracetui.ui.screens.triage import TriageScreen
+
+    while not (isinstance(app.screen, TriageScreen) and watcher.ever_texted >= set(watcher.widgets)):
+        await pilot.pause(0.01)
+    began = time.perf_counter()
+    await asyncio.wait_for(app.workers.wait_for_complete(), timeout)
+    await pilot.pause()
+    return time.perf_counter() - began
+
+
+async def _settle(data: Path) -> dict:
+    from .apps import tracetui_app
+    from .frames import FrameWatcher
+
+    app, widgets = tracetui_app(data)
+    watcher = FrameWatcher(widgets)
+    watcher.install(app)
+    async with app.run_test(size=SIZE) as pilot:
+        return {"seconds": await settled(app, pilot, watcher)}
+
+
+async def _memory(data: Path) -> dict:
+    from tracetui.data.search import search
+
+    from .apps import tracetui_app
+    from .frames import FrameWatcher
+
+    app, widgets = tracetui_app(data)
+    watcher = FrameWatcher(widgets)
+    watcher.install(app)
+    out = {}
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(app, pilot, watcher)
+        out["first_screen"] = snapshot()
+        screen, session = app.screen, app.session
+        conversation = type(screen.conversation)
+        for trial in session.trials.size.argsort()[::-1][:10]:
+            if trial == screen.trial:  # already shown
+                continue
+            position = int((screen.trial_list.order == trial).nonzero()[0][0])
+            screen.trial_list.move_to(position)
+            await watcher.next_paint(conversation, after=time.perf_counter())
+        out["largest_10"] = snapshot()
+        found = search(session, COMMON_NEEDLE)
+        out["search"] = snapshot()
+        out["search_bytes"] = found.bytes_scanned
+    return out
+
+
+def first_open(data: Path) -> None:
+    """prepare + open_session of DATA, converting it (TRACETUI_CACHE_DIR is fresh), timed after imports."""
+    from tracetui.data.session import open_session, prepare
+    from tracetui.data.sources import SourceSpec
+
+    began = time.perf_counter()
+    session = open_session(prepare([SourceSpec(str(data))]))
+    report(seconds=time.perf_counter() - began, trials=len(session), memory=snapshot())
+
+
+def main(argv: list[str]) -> None:
+    command, *args = argv
+    if command == "first-screen":
+        first_screen(args[0], Path(args[1]))
+    elif command == "memory":
+        report(**asyncio.run(_memory(Path(args[0]))))
+    elif command == "first-open":
+        first_open(Path(args[0]))
+    elif command == "settle":
+        report(**asyncio.run(_settle(Path(args[0]))))
+    else:
+        raise SystemExit(f"unknown probe {command!r}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

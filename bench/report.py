@@ -1,0 +1,239 @@
+"""Turning raw results into the table (figure, tracetui, floor, naive, ratio, target, met?) and BENCHMARKS.md."""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from importlib.metadata import version
+from pathlib import Path
+
+import numpy as np
+
+NOTES_MARKER = "<!-- notes: kept by bench/run.py -->"
+
+
+@dataclass
+class Row:
+    figure: str
+    tracetui: str
+    floor: str = "—"
+    naive: str = "—"
+    ratio: str = "—"
+    target: str = "—"
+    met: bool | None = None
+
+    def cells(self) -> list[str]:
+        met = {True: "yes", False: "**NO**", None: "—"}[self.met]
+        return [self.figure, self.tracetui, self.floor, self.naive, self.ratio, self.target, met]
+
+
+HEADER = ["figure", "tracetui", "floor", "naive", "ratio", "target", "met?"]
+
+
+def pct(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q)) if values else float("nan")
+
+
+def med(values: list[float]) -> float:
+    return pct(values, 50)
+
+
+def _s(x: float) -> str:
+    return f"{x:.2f} s"
+
+
+def _ms(x: float) -> str:
+    return f"{x:.1f} ms"
+
+
+def _mb(x: float) -> str:
+    return f"{x:.0f} MB"
+
+
+def _label(rows: int) -> str:
+    return f"{rows // 1000}k"
+
+
+def first_screen_rows(rows: int, size: dict) -> list[Row]:
+    label = _label(rows)
+    limit = 1.5 if rows < 10000 else 2.0
+    out = []
+    for key, how in (("headless", "headless"), ("pty", "pty")):
+        runs = size[key]
+        seconds = {k: [r["seconds"] if isinstance(r, dict) else r for r in v] for k, v in runs.items()}
+        t, f = med(seconds["tracetui"]), med(seconds["floor"])
+        naive = _s(med(seconds["naive"])) if seconds.get("naive") else "—"
+        out.append(Row(f"first screen, warm, {how}, {label}", _s(t), _s(f), naive, f"{t / f:.2f}x",
+                       f"≤ {limit}x floor", t / f <= limit))
+        if key == "headless":  # CPU seconds at the first screen: the same comparison, less hit by other load
+            cpu = {k: med([r["cpu"] for r in v]) if v else None for k, v in runs.items()}
+            out.append(Row(f"↳ CPU time to first screen, headless, {label}", _s(cpu["tracetui"]), _s(cpu["floor"]),
+                           _s(cpu["naive"]) if cpu.get("naive") else "—", f"{cpu['tracetui'] / cpu['floor']:.2f}x"))
+    cold = size["pty_cold"]
+    t = med(cold["tracetui"])
+    naive = _s(med(cold["naive"])) if cold.get("naive") else "—"
+    out.append(Row(f"first screen, cold page cache, pty, {label}", _s(t), _s(med(cold["floor"])),
+                   naive, f"{t / med(cold['floor']):.2f}x", "≤ 1.5 s" if rows >= 10000 else "—",
+                   t <= 1.5 if rows >= 10000 else None))
+    t = med(size["pty_cold_data"]["tracetui"])
+    out.append(Row(f"first screen, cold cache files only (fadvise), pty, {label}", _s(t)))
+    return out
+
+
+def open_rows(rows: int, size: dict) -> list[Row]:
+    limit = 3.0 if rows < 10000 else 25.0
+    runs = size["first_open"]
+    t = med([r["seconds"] for r in runs])
+    peak = max(r["memory"]["VmHWM"] for r in runs)
+    return [Row(f"first open incl. conversion, {_label(rows)} (peak RSS {_mb(peak)})", _s(t),
+                target=f"≤ {limit:.0f} s", met=t <= limit),
+            Row(f"↳ then background work after the first screen (verifier index), {_label(rows)}",
+                _s(size["prepared"]["background_after_first_open"]))]
+
+
+def memory_rows(rows: int, size: dict) -> list[Row]:
+    label, memory = _label(rows), size["memory"]
+    first = {k: med([r["memory"]["VmHWM"] for r in v]) for k, v in size["headless"].items() if v}
+    out = [Row(f"peak RSS at first screen, {label}", _mb(memory["first_screen"]["VmHWM"]), _mb(first["floor"]),
+               _mb(first["naive"]) if "naive" in first else "—",
+               f"{memory['first_screen']['VmHWM'] / first['floor']:.2f}x", "≤ 250 MB",
+               memory["first_screen"]["VmHWM"] <= 250)]
+    m = memory["largest_10"]
+    out.append(Row(f"peak RSS after the 10 largest trials, {label}", _mb(m["VmHWM"]), target="≤ 250 MB",
+                   met=m["VmHWM"] <= 250))
+    out.append(Row(f"↳ private (RssAnon) after the 10 largest, {label}", _mb(m["RssAnon"])))
+    m = memory["search"]
+    out.append(Row(f"peak RSS after a full-text search, {label} (file pages: {_mb(m['RssFile'])})",
+                   _mb(m["VmHWM"])))
+    out.append(Row(f"↳ private (RssAnon) after the search, {label}", _mb(m["RssAnon"]), target="≤ 250 MB",
+                   met=m["RssAnon"] <= 250))
+    return out
+
+
+def interaction_rows(rows: int, size: dict) -> list[Row]:
+    label, r = _label(rows), size["interact"]
+    toggle = r["toggle_ms"]
+    big = rows >= 10000
+    out = [Row(f"facet toggle → list repainted, p50 / p95, {label} (n={len(toggle)})",
+               f"{med(toggle):.1f} / {pct(toggle, 95):.1f} ms", target="p95 ≤ 33 ms" if big else "—",
+               met=pct(toggle, 95) <= 33 if big else None)]
+    for key, what in (("switch_ms", "typical"), ("switch_largest_ms", "largest")):
+        v = r[key]
+        if what == "largest":
+            what = f"largest: {r['largest']['messages']} msgs, {r['largest']['bytes'] / 1e6:.1f} MB"
+        out.append(Row(f"trial switch → conversation painted, {what}, p50 / p95, {label} (n={len(v)})",
+                       f"{med(v):.1f} / {pct(v, 95):.1f} ms", target="p95 ≤ 50 ms", met=pct(v, 95) <= 50))
+    pages = r["scroll_ms"]
+    out.append(Row(f"scroll largest trial end to end, per page p50 / p99, {label} ({len(pages)} pages)",
+                   f"{med(pages):.1f} / {pct(pages, 99):.1f} ms", target="≤ 17 / ≤ 50 ms",
+                   met=med(pages) <= 17 and pct(pages, 99) <= 50))
+    longest = max(r["scroll_render"]["render_line"]["max_ms"], r["largest_build"]["message_blocks"]["max_ms"])
+    out.append(Row(f"longest single render_line / message_blocks call, {label}", _ms(longest),
+                   target="≤ 50 ms", met=longest <= 50))
+    return out
+
+
+def search_rows(rows: int, size: dict) -> list[Row]:
+    label, warm = _label(rows), size["search_warm"]
+    gb = warm["bytes"] / 1e9
+    out = []
+    limits = {"literal, common": 4, "literal, rare": 4, "literal, worst (leading space)": 2,
+              "ignore case, common": 1.5, "ignore case, rare": 1.5}
+    for name, result in warm["needles"].items():
+        speed = gb / med(result["seconds"])
+        limit = limits.get(name)
+        out.append(Row(f"search, warm, {name}, {label} ({gb:.2f} GB)", f"{speed:.1f} GB/s",
+                       target=f"≥ {limit} GB/s" if limit else "—", met=speed >= limit if limit else None))
+    out.append(Row(f"first search of a process, warm page cache, {label}", f"{warm['first_seconds'] / gb:.2f} s/GB"))
+    cold = med([r["seconds"] for r in size["search_cold"]]) / gb
+    out.append(Row(f"first search of a session, cold page cache, {label}", f"{cold:.2f} s/GB", target="≤ 1.5 s/GB",
+                   met=cold <= 1.5))
+    return out
+
+
+def _ok(size: dict) -> dict:
+    """The size's results without failed runs (None): lists lose them, failed single results stay None."""
+    def clean(value):
+        if isinstance(value, list):
+            return [clean(v) for v in value if v is not None]
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        return value
+
+    return clean(size)
+
+
+def build_rows(results: dict) -> list[Row]:
+    out = []
+    for rows_text, size in results["sizes"].items():
+        rows = int(rows_text)
+        for make in (first_screen_rows, open_rows, memory_rows, interaction_rows, search_rows):
+            try:
+                out.extend(make(rows, _ok(size)))
+            except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError):
+                name = make.__name__.removesuffix("_rows").replace("_", " ")
+                out.append(Row(f"{name}, {_label(rows)}", "failed (see errors)", met=False))
+    return out
+
+
+def machine() -> dict:
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor())
+    memory_kb = int(Path("/proc/meminfo").read_text().split()[1])
+    return {
+        "nproc": os.cpu_count(),
+        "memory": f"{memory_kb / 1024 ** 2:.1f} GiB",
+        "cpu": cpu,
+        "python": platform.python_version(),
+        "textual": version("textual"),
+        "pyarrow": version("pyarrow"),
+        "pandas": version("pandas"),
+        "load average at start": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": _git("rev-parse", "--short", "HEAD") + " + uncommitted changes" * bool(_git("status", "--porcelain")),
+    }
+
+
+def _git(*args: str) -> str:
+    """Read-only git queries (the commit the figures belong to)."""
+    return subprocess.run(["git", *args], capture_output=True, text=True, cwd=Path(__file__).parent).stdout.strip()
+
+
+def text_table(rows: list[Row]) -> str:
+    cells = [HEADER] + [r.cells() for r in rows]
+    widths = [max(len(c[i]) for c in cells) for i in range(len(HEADER))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(line, widths)) for line in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def markdown(rows: list[Row], info: dict, command: str, errors: list[str]) -> str:
+    head = "| " + " | ".join(HEADER) + " |\n|" + "---|" * len(HEADER) + "\n"
+    body = "".join("| " + " | ".join(r.cells()) + " |\n" for r in rows)
+    machine_lines = "".join(f"- {k}: {v}\n" for k, v in info.items())
+    missed = sum(r.met is False for r in rows)
+    failures = "".join(f"- {e}\n" for e in errors)
+    failures = f"\nMeasurements that failed:\n\n{failures}" if errors else ""
+    return f"""# Benchmarks
+
+Written by `{command}` (see `bench/`): medians of several runs, p95/p99 where shown. Times to first screen
+run from before the process is spawned to the first frame that shows the trial list and the first
+conversation (headless: the frame Textual composes, timed inside the app; pty: the first pyte screen that
+shows both). The floor is a bare Textual app that imports pyarrow and paints one Static; the naive route
+is `pandas.read_parquet` of all shards, then the first row in a Static. {missed} target(s) missed.
+
+{machine_lines}
+{head}{body}{failures}"""
+
+
+def write_markdown(path: Path, text: str) -> None:
+    """Replace the generated part of `path`, keeping anything written below NOTES_MARKER."""
+    notes = ""
+    if path.exists() and NOTES_MARKER in path.read_text():
+        notes = path.read_text().split(NOTES_MARKER, 1)[1]
+    path.write_text(text + "\n" + NOTES_MARKER + (notes or "\n"))
+    print(f"wrote {path}", file=sys.stderr)

@@ -1,0 +1,129 @@
+"""Measure tracetui against the targets of the performance issue and write BENCHMARKS.md.
+
+    python bench/run.py [--quick] [--rows 4000,40000] [--reuse]
+
+Generates the demo datasets under bench/out/ (kept for --reuse), converts them, then measures time to
+first screen (headless and in a pty, warm and cold page cache, against the floor and the naive route),
+first open with conversion, memory, interaction latency and full-text search. Raw results go to
+bench/out/results.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import measure, pagecache, report  # noqa: E402
+
+OUT = measure.ROOT / "bench" / "out"
+
+
+def repeats(quick: bool) -> dict[str, int]:
+    """How many runs of each measurement (quick: a fast check, not a figure to quote)."""
+    if quick:
+        return dict(warm=3, cold=1, naive=1, naive_big=0, open=2, open_big=1, toggles=10, switches=10, largest=3,
+                    search=3, cold_search=1)
+    return dict(warm=7, cold=3, naive=3, naive_big=1, open=3, open_big=2, toggles=30, switches=30, largest=10,
+                search=5, cold_search=2)
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+ERRORS: list[str] = []
+
+
+def attempt(what: str, run, *args, **kwargs):
+    """One measurement; a failure (the app crashed, timed out) is kept for the report, not fatal."""
+    try:
+        return run(*args, **kwargs)
+    except (RuntimeError, TimeoutError, subprocess.TimeoutExpired) as exc:
+        raised = re.findall(r"\b\w+(?:Error|Exception|Exit)\b[^│\n]*", str(exc))
+        ERRORS.append(f"{what}: {(raised[-1] if raised else str(exc).splitlines()[0]).strip()[:200]}")
+        log(f"  FAILED {what}")
+        return None
+
+
+def first_screens(data: measure.Data, n: dict) -> dict:
+    """Headless and pty, warm and cold; tracetui and the floor interleaved so drift hits both alike."""
+    naive = n["naive"] if data.rows < 10000 else n["naive_big"]
+    out = {}
+    for key, run in (("headless", measure.first_screen_headless), ("pty", measure.first_screen_pty)):
+        for kind in ("tracetui", "floor"):  # warm-up: page cache, .pyc files
+            attempt(f"first screen {key} {kind}", run, data, kind)
+        results = {"tracetui": [], "floor": []}
+        for _ in range(n["warm"]):
+            for kind in results:
+                results[kind].append(attempt(f"first screen {key} {kind}", run, data, kind))
+        results["naive"] = [attempt(f"first screen {key} naive", run, data, "naive") for _ in range(naive)]
+        out[key] = results
+        log(f"  first screen {key}: done")
+    pty = measure.first_screen_pty
+    out["pty_cold"] = {kind: [attempt(f"first screen cold {kind}", pty, data, kind, cold="all")
+                              for _ in range(n["cold"] if kind != "naive" else min(naive, 1))]
+                       for kind in ("tracetui", "floor", "naive")}
+    out["pty_cold_data"] = {"tracetui": [attempt("first screen cold data", pty, data, "tracetui", cold="data")
+                                         for _ in range(n["cold"])]}
+    log("  first screen cold: done")
+    return out
+
+
+def measure_size(data: measure.Data, n: dict) -> dict:
+    log(f"{data.rows:,} rows")
+    size = {"prepared": measure.prepared(data), **first_screens(data, n)}
+    opens = n["open"] if data.rows < 10000 else n["open_big"]
+    size["first_open"] = [attempt("first open", measure.first_open, data, OUT) for _ in range(opens)]
+    log("  first open: done")
+    size["memory"] = attempt("memory", measure.memory, data)
+    size["interact"] = attempt("interaction", measure.interaction, data, n["toggles"], n["switches"], n["largest"])
+    log("  memory, interaction: done")
+    size["search_warm"] = attempt("search warm", measure.search_warm, data, n["search"])
+    size["search_cold"] = [attempt("search cold", measure.search_cold, data) for _ in range(n["cold_search"])]
+    log("  search: done")
+    return size
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="4,000 rows only, fewer runs; BENCHMARKS.md untouched")
+    parser.add_argument("--rows", default="4000,40000", help="comma-separated dataset sizes")
+    parser.add_argument("--reuse", action="store_true", help="reuse the datasets already under bench/out/")
+    parser.add_argument("--no-write", action="store_true", help="print the table, leave BENCHMARKS.md alone")
+    args = parser.parse_args()
+    sizes = [4000] if args.quick else [int(x) for x in args.rows.split(",")]
+    n = repeats(args.quick)
+    OUT.mkdir(parents=True, exist_ok=True)
+    began = time.monotonic()
+    results = {"machine": report.machine(), "repeats": n, "sizes": {}}
+    results["machine"]["cold page cache"] = (
+        "sync; echo 3 > /proc/sys/vm/drop_caches" if pagecache.drop_all()
+        else "not allowed to drop_caches here: posix_fadvise(DONTNEED) on the cache files only")
+    for rows in sizes:
+        log(f"preparing {rows:,} rows")
+        data = measure.prepare_data(OUT, rows, args.reuse)
+        results["sizes"][str(rows)] = measure_size(data, n)
+    results["machine"]["load average at end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    results["machine"]["bench wall time"] = f"{time.monotonic() - began:.0f} s"
+    results["machine"]["runs"] = ", ".join(f"{k} {v}" for k, v in n.items())
+    results["errors"] = ERRORS
+    (OUT / "results.json").write_text(json.dumps(results, indent=1))
+    rows = report.build_rows(results)
+    print(report.text_table(rows))
+    print("\n".join(["", "errors:", *ERRORS]) if ERRORS else "")
+    if not (args.no_write or args.quick):
+        command = "python bench/run.py " + " ".join(sys.argv[1:])
+        text = report.markdown(rows, results["machine"], command.strip(), ERRORS)
+        report.write_markdown(measure.ROOT / "BENCHMARKS.md", text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""Full-text search throughput (a child process of bench/run.py; prints one `BENCH` line).
+
+    python -m bench.search_speed DATA warm [--repeat 5]   # first search of the process, then each needle
+    python -m bench.search_speed DATA cold                # make the page cache cold, then the first search
+
+Throughput is `bytes_scanned / seconds` of `tracetui.data.search.search`: every message content and
+verifier log of every row, as the app's search bar scans them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from .pagecache import make_cold
+from .probes import COMMON_NEEDLE, report
+
+NEEDLES = {
+    "literal, common": (COMMON_NEEDLE, {}),
+    "literal, rare": ("zyzzyva", {}),
+    "literal, worst (leading space)": (" zqxj", {}),
+    "ignore case, common": (COMMON_NEEDLE.upper(), {"ignore_case": True}),
+    "ignore case, rare": ("zyzzyva", {"ignore_case": True}),
+    "regex": (r"exit code \d+", {"regex": True}),
+}
+
+
+def _open(data: Path):
+    from tracetui.data.session import open_session, prepare
+    from tracetui.data.sources import SourceSpec
+
+    return open_session(prepare([SourceSpec(str(data))]))
+
+
+def warm(data: Path, repeat: int) -> dict:
+    from tracetui.data.search import search
+
+    session = _open(data)
+    first = search(session, COMMON_NEEDLE)
+    out = {"bytes": first.bytes_scanned, "first_seconds": first.seconds, "needles": {}}
+    for name, (pattern, options) in NEEDLES.items():
+        runs = [search(session, pattern, **options) for _ in range(repeat)]
+        out["needles"][name] = {"seconds": [r.seconds for r in runs], "trials": runs[0].matched_trials}
+    return out
+
+
+def cold(data: Path) -> dict:
+    from tracetui.data.search import search
+
+    session = _open(data)
+    make_cold([ds.folder / "data.arrow" for ds in session.datasets])
+    began = time.perf_counter()
+    found = search(session, COMMON_NEEDLE)
+    return {"bytes": found.bytes_scanned, "seconds": time.perf_counter() - began}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("data", type=Path)
+    parser.add_argument("mode", choices=("warm", "cold"))
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    report(**(warm(args.data, args.repeat) if args.mode == "warm" else cold(args.data)))
+
+
+if __name__ == "__main__":
+    main()
