@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from rich.console import Console
 
 from tracetui.data.facets import FilterState

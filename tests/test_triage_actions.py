@@ -3,7 +3,6 @@ copy, export, pager."""
 
 from __future__ import annotations
 
-import pytest
 
 from tracetui.data.session import open_session, prepare
 from tracetui.data.sources import SourceSpec

@@ -9,8 +9,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .convert import Progress, convert
+from typing import TYPE_CHECKING
+
 from .errors import SourceError
+
+if TYPE_CHECKING:
+    from .convert import Progress
 
 CACHE_VERSION = 1
 
@@ -40,7 +44,7 @@ def cached_dir(files: tuple[Path, ...]) -> Path | None:
     return folder if (folder / "meta.arrow").is_file() and (folder / "data.arrow").is_file() else None
 
 
-def ensure_converted(files: tuple[Path, ...], progress: Progress | None = None) -> Path:
+def ensure_converted(files: tuple[Path, ...], progress: "Progress | None" = None) -> Path:
     """Return the conversion folder of `files`, converting them first if needed.
 
     The conversion is written to a temporary folder and renamed into place, so an interrupted run
@@ -49,6 +53,8 @@ def ensure_converted(files: tuple[Path, ...], progress: Progress | None = None) 
     done = cached_dir(files)
     if done is not None:
         return done
+    from .convert import convert  # pyarrow.parquet and friends: only when there is something to convert
+
     root = cache_root()
     try:
         root.mkdir(parents=True, exist_ok=True)

@@ -27,7 +27,6 @@ from .convert import BATCH_BYTES
 from .files import arrow_batches, arrow_reader, json_rows
 from .errors import SourceError
 from .session import Progress, Session
-from .trials import Trials
 
 LABELS_COLUMN = "tracetui_labels"
 NOTE_COLUMN = "tracetui_note"
@@ -47,19 +46,6 @@ class _FilePart:
     expected_rows: int
     rows: np.ndarray
     trials: np.ndarray
-
-
-def dataset_rows(trials: Trials, dataset: int) -> tuple[np.ndarray, np.ndarray]:
-    """(row, trial) of every row, main and sub-agent, of one dataset's trials, in row order."""
-    rows, owners = [], []
-    for offsets, members in ((trials.main_offsets, trials.main_rows), (trials.sub_offsets, trials.sub_rows)):
-        trial_of = np.repeat(np.arange(len(trials)), np.diff(offsets))
-        mine = trials.dataset[trial_of] == dataset
-        rows.append(members[mine])
-        owners.append(trial_of[mine])
-    row, owner = np.concatenate(rows), np.concatenate(owners)
-    order = np.argsort(row, kind="stable")
-    return row[order], owner[order]
 
 
 def export_trials(
@@ -115,7 +101,7 @@ def _plan(session: Session, trial_ids: Iterable[int]) -> list[_FilePart]:
     wanted[np.fromiter(trial_ids, dtype=np.int64)] = True
     parts = []
     for index, ds in enumerate(session.datasets):
-        rows, owners = dataset_rows(t, index)
+        rows, owners = t.rows_of_dataset(index)
         keep = wanted[owners]
         if not keep.any():
             continue

@@ -21,7 +21,6 @@ import pyarrow.compute as pc
 from .facets import Facet
 
 if TYPE_CHECKING:
-    from .dataset import Dataset
     from .session import Session
 
 THREADS = 2

@@ -12,7 +12,6 @@ from typing import Callable
 import numpy as np
 
 from .cache import cached_dir, ensure_converted
-from .convert import check_files
 from .dataset import Dataset
 from .facets import FacetIndex
 from .history import rebuild_history
@@ -134,6 +133,8 @@ def prepare(specs: list[SourceSpec]) -> list[ResolvedSource]:
     for spec in specs:
         source = resolve(spec)
         if cached_dir(source.files) is None:  # a finished conversion needs no second look at the files
+            from .convert import check_files
+
             check_files(source.files)
         resolved.append(source)
     return resolved

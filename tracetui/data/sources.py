@@ -123,11 +123,13 @@ def _saved_dataset_files(folder: Path, split: str) -> list[Path] | None:
 def select_split(files: list[str], split: str, config: str | None, card: Path | None) -> list[str]:
     """Pick the files of one split (and config) the way the hub lays them out.
 
-    The dataset card's `configs:` section wins; else the conventional names
-    (`data/train-*.parquet`, `train/*.parquet`, `*train*`); a folder with no split names is one split.
+    When there is a choice to make (several splits, or a config), the dataset card's `configs:` section
+    wins; else the conventional names (`data/train-*.parquet`, `train/*.parquet`, `*train*`); a folder
+    with no split names is one split.
     """
     data = [f for f in files if f.endswith(DATA_SUFFIXES) and f.rsplit("/", 1)[-1] not in _NOT_DATA]
-    patterns = _card_patterns(card, split, config) if card is not None else None
+    ambiguous = config is not None or len({_split_of(f) for f in data}) > 1
+    patterns = _card_patterns(card, split, config) if card is not None and ambiguous else None
     if patterns:
         return [f for f in data if any(fnmatch.fnmatch(f, p) for p in patterns)]
     if config:

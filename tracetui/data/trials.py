@@ -68,6 +68,18 @@ class Trials:
     def rows(self, trial: int) -> np.ndarray:
         return self.main_rows[self.main_offsets[trial] : self.main_offsets[trial + 1]]
 
+    def rows_of_dataset(self, dataset: int) -> tuple[np.ndarray, np.ndarray]:
+        """(row, trial) of every row, main and sub-agent, of one dataset's trials, in row order."""
+        rows, owners = [], []
+        for offsets, members in ((self.main_offsets, self.main_rows), (self.sub_offsets, self.sub_rows)):
+            trial_of = np.repeat(np.arange(len(self)), np.diff(offsets))
+            mine = self.dataset[trial_of] == dataset
+            rows.append(members[mine])
+            owners.append(trial_of[mine])
+        row, owner = np.concatenate(rows), np.concatenate(owners)
+        order = np.argsort(row, kind="stable")
+        return row[order], owner[order]
+
     def sub_agent_rows(self, trial: int) -> list[tuple[int, str | None]]:
         """(row, trace_source) of the trial's sub-agent rows."""
         lo, hi = self.sub_offsets[trial], self.sub_offsets[trial + 1]
@@ -146,7 +158,6 @@ def _combined_key(columns: list[np.ndarray], sizes: list[int]) -> np.ndarray:
 
 def _group(dataset_index: int, ds: Dataset) -> Trials:
     meta = ds.meta
-    n = meta.num_rows
     codes, labels = {}, {}
     for column in LABEL_COLUMNS:
         codes[column], labels[column] = _codes(meta.column(column))

@@ -25,7 +25,6 @@ from typing import Callable, Iterable, TypeVar
 import numpy as np
 
 from ..data.dataset import Dataset
-from ..data.export import dataset_rows
 from ..data.facets import FilterState
 from ..data.session import Session
 from ..data.trials import Trials
@@ -394,7 +393,7 @@ def _match(session: Session, dataset: int, keys: list[TrialKey]) -> list[int | N
     by_code = np.full(len(counts), -1, dtype=np.int64)
     by_code[codes[codes >= 0]] = ids[codes >= 0]
     code_of = {name: i for i, name in enumerate(t.labels["trial_name"]) if name is not None}
-    rows, owners = dataset_rows(t, dataset)
+    rows, owners = t.rows_of_dataset(dataset)
     owner = np.full(session.datasets[dataset].num_rows, -1, dtype=np.int64)
     owner[rows] = owners
     found: list[int | None] = []
