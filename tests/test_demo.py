@@ -13,8 +13,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from tracetui.data import demo
-from tracetui.data.demo import DEFAULT_ROWS, write_demo
+from tracetui.data.demo import DEFAULT_ROWS, write_demo, writer
+from tracetui.data.demo.planning import plan
+from tracetui.data.demo.trials import builder
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 SHARD = re.compile(r"^train-(\d{5})-of-(\d{5})\.parquet$")
@@ -286,7 +287,7 @@ def test_exact_small_counts_stay_valid(tmp_path, count):
 
 
 def test_shards_roll_over_and_stale_shards_go(tmp_path, monkeypatch):
-    monkeypatch.setattr(demo, "SHARD_ROWS", 100)
+    monkeypatch.setattr(writer, "SHARD_ROWS", 100)
     calls = []
     write_demo(tmp_path, rows=350, progress=lambda done, total: calls.append((done, total)))
     names = sorted(p.name for p in (tmp_path / "data").iterdir())
@@ -299,10 +300,10 @@ def test_shards_roll_over_and_stale_shards_go(tmp_path, monkeypatch):
 
 
 def test_marathon_only_at_scale():
-    assert not [t for t in demo._plan(1999, 0) if t.kind == "marathon"]
-    marathons = [t for t in demo._plan(4000, 0) if t.kind == "marathon"]
+    assert not [t for t in plan(1999, 0) if t.kind == "marathon"]
+    marathons = [t for t in plan(4000, 0) if t.kind == "marathon"]
     assert len(marathons) == 1
-    last = list(demo._builder(marathons[0]).main_rows())[-1]
+    last = list(builder(marathons[0]).main_rows())[-1]
     assert 290 <= len(last) <= 310
     assert 1_500_000 < sum(len(m["content"]) for m in last) < 3_000_000
 
