@@ -79,7 +79,7 @@ class ConversationView(BlockView):
                 label = f" episode {message.episode} "
                 if message.restart:
                     label += "· context summarized, history restarts "
-                new.append(Block(f"──{label}".ljust(60, "─"), style=DIVIDER, wrap=False, message=index))
+                new.append(Block(f"──{label}" + "─" * 24, style=DIVIDER, wrap=False, message=index))
             start = len(self.blocks) + len(new)
             blocks = self._message_blocks(index)
             new.extend(blocks)
