@@ -185,3 +185,26 @@ async def test_an_already_converted_dataset_opens_without_the_loading_screen(sou
         await pilot.press("s", *"assert", "enter")
         await pilot.pause(0.5)
         assert app.is_running
+
+
+async def test_enter_on_a_failed_test_jumps_to_its_traceback(sources):
+    app = make_app(sources)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        panel = screen.verifier
+        for _ in range(len(app.session)):
+            if panel.report.failures:
+                break
+            await pilot.press("L")
+        failure = panel.report.failures[0]
+        panel.focus()
+        row = next(i for i, b in enumerate(panel.blocks) if b.action == f"goto:{failure.line}")
+        for _ in range(panel.line_of_block(row)):
+            await pilot.press("j")
+        await pilot.press("enter")
+        assert panel.cursor_line > panel.line_of_block(row)
+        from tracetui.render.safe_text import sanitize
+
+        shown = panel.render_line(panel.cursor_line - int(panel.scroll_offset.y)).text
+        expected = sanitize(panel.text.split("\n")[failure.line]).strip()[:30]
+        assert expected and expected in shown

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 from .errors import SourceError
 from .files import arrow_batches, arrow_reader, json_rows
 
-META_COLUMNS = (
+HARBOR_COLUMNS = (
     "agent",
     "model",
     "model_provider",
@@ -31,8 +31,11 @@ META_COLUMNS = (
     "run_id",
     "trial_name",
     "result",
+    "verifier_output",
     "trace_source",
 )
+"""The string columns of a `harbor traces export`, in its order (after `conversations`)."""
+META_COLUMNS = tuple(name for name in HARBOR_COLUMNS if name != "verifier_output")
 CONVERSATION_COLUMNS = ("conversations", "conversations_sharegpt", "messages")
 MESSAGE_TYPE = pa.struct([("role", pa.string()), ("content", pa.string())])
 CONVERSATION_TYPE = pa.list_(MESSAGE_TYPE)

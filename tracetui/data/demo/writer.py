@@ -13,6 +13,7 @@ from typing import Callable, Iterator
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..convert import HARBOR_COLUMNS, MESSAGE_TYPE
 from .planning import Trial, plan
 from .trials import Message, builder
 from .verifier_logs import verifier_output
@@ -25,26 +26,7 @@ SHARD_BYTES = 100 << 20
 BATCH_ROWS = 100  # one parquet row group: small enough for cheap random access
 BATCH_BYTES = 16 << 20
 
-MESSAGE_TYPE = pa.struct([("role", pa.string()), ("content", pa.string())])
-SCHEMA = pa.schema(
-    [("conversations", pa.list_(MESSAGE_TYPE))]
-    + [
-        (name, pa.string())
-        for name in (
-            "agent",
-            "model",
-            "model_provider",
-            "date",
-            "task",
-            "episode",
-            "run_id",
-            "trial_name",
-            "result",
-            "verifier_output",
-            "trace_source",
-        )
-    ]
-)
+SCHEMA = pa.schema([("conversations", pa.list_(MESSAGE_TYPE))] + [(name, pa.string()) for name in HARBOR_COLUMNS])
 _SHORT_COLUMNS = [name for name in SCHEMA.names if name != "conversations"]
 _VERIFIER_COLUMN = SCHEMA.names.index("verifier_output")
 _SHARD_NAME = re.compile(r"^train-\d{5}-of-\d{5}\.parquet$")

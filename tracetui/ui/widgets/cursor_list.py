@@ -15,7 +15,39 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 
-class CursorList(ScrollView, can_focus=True):
+class CursorKeys:
+    """j/k, g/G and paging as moves of a line cursor: shared by the lists and the verifier panel, which
+    say where the cursor is (`cursor_position`), how far it goes (`cursor_limit`) and how to move it."""
+
+    cursor_position: int
+    cursor_limit: int
+
+    def move_to(self, index: int) -> None:
+        raise NotImplementedError
+
+    def _page(self) -> int:
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def action_cursor_down(self) -> None:
+        self.move_to(self.cursor_position + 1)
+
+    def action_cursor_up(self) -> None:
+        self.move_to(self.cursor_position - 1)
+
+    def action_first(self) -> None:
+        self.move_to(0)
+
+    def action_last(self) -> None:
+        self.move_to(self.cursor_limit - 1)
+
+    def action_page_down(self) -> None:
+        self.move_to(self.cursor_position + self._page())
+
+    def action_page_up(self) -> None:
+        self.move_to(self.cursor_position - self._page())
+
+
+class CursorList(CursorKeys, ScrollView, can_focus=True):
     cursor: reactive[int] = reactive(0, always_update=False, init=False)
 
     class CursorMoved(Message):
@@ -70,27 +102,18 @@ class CursorList(ScrollView, can_focus=True):
         elif self.cursor >= top + height:
             self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
 
+    @property
+    def cursor_position(self) -> int:
+        return self.cursor
+
+    @property
+    def cursor_limit(self) -> int:
+        return self.row_count
+
     def move_to(self, index: int) -> None:
         if self.row_count:
             self.cursor = max(0, min(index, self.row_count - 1))
 
-    def action_cursor_down(self) -> None:
-        self.move_to(self.cursor + 1)
-
-    def action_cursor_up(self) -> None:
-        self.move_to(self.cursor - 1)
-
-    def action_first(self) -> None:
-        self.move_to(0)
-
-    def action_last(self) -> None:
-        self.move_to(self.row_count - 1)
-
-    def action_page_down(self) -> None:
-        self.move_to(self.cursor + max(1, self.scrollable_content_region.height - 1))
-
-    def action_page_up(self) -> None:
-        self.move_to(self.cursor - max(1, self.scrollable_content_region.height - 1))
 
     CLICKS_TO_ACTIVATE = 2
     """A double-click opens a trial; the facet list toggles a value on a single click."""

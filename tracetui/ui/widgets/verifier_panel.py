@@ -11,11 +11,12 @@ from ...render.verifier import verifier_view
 from ...verifier import VerifierReport, parse_verifier
 from .. import keymap
 from .block_view import BlockView
+from .cursor_list import CursorKeys
 
 CURSOR = Style(color="cyan", bold=True)
 
 
-class VerifierPanel(BlockView):
+class VerifierPanel(CursorKeys, BlockView):
     BINDINGS = keymap.VERIFIER
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -45,7 +46,7 @@ class VerifierPanel(BlockView):
             return [Segment("▶ ", CURSOR)]
         return [Segment("  ")]
 
-    def _move(self, line: int) -> None:
+    def move_to(self, line: int) -> None:
         self.cursor_line = max(0, min(line, self.line_count - 1))
         height = self.scrollable_content_region.height
         top = int(self.scroll_offset.y)
@@ -56,23 +57,13 @@ class VerifierPanel(BlockView):
         self._strips.clear()
         self.refresh()
 
-    def action_cursor_down(self) -> None:
-        self._move(self.cursor_line + 1)
+    @property
+    def cursor_position(self) -> int:
+        return self.cursor_line
 
-    def action_cursor_up(self) -> None:
-        self._move(self.cursor_line - 1)
-
-    def action_first(self) -> None:
-        self._move(0)
-
-    def action_last(self) -> None:
-        self._move(self.line_count - 1)
-
-    def action_page_down(self) -> None:
-        self._move(self.cursor_line + max(1, self.scrollable_content_region.height - 1))
-
-    def action_page_up(self) -> None:
-        self._move(self.cursor_line - max(1, self.scrollable_content_region.height - 1))
+    @property
+    def cursor_limit(self) -> int:
+        return self.line_count
 
     def on_focus(self) -> None:
         self._strips.clear()
@@ -109,7 +100,7 @@ class VerifierPanel(BlockView):
             return
         start, block = self._line_block[position]
         target = self.line_of_block(block) + self._wrapped_offset(block, line - start)
-        self._move(target)
+        self.move_to(target)
         self.scroll_to(y=max(0, target - 2), animate=False, immediate=True)
 
     def _wrapped_offset(self, block: int, logical: int) -> int:
