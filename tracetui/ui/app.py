@@ -83,7 +83,7 @@ class TraceApp(App):
         if self.options.trial:
             trial = session.find_trial(self.options.trial)
             if trial is None:
-                self.notify(f"No trial named {self.options.trial!r}", severity="warning")
+                self.notify(f"No trial named {self.options.trial!r}", severity="warning", markup=False)
         filters = self.options.filters
         given = filters if (filters.selected or filters.text) else None  # none given: resume the last view
         screen = TriageScreen(session, given, trial)

@@ -26,7 +26,7 @@ class LabelActions:
         self.store = LabelStore.open()
         for problem in (warning, self.store.pop_warning()):
             if problem:
-                self.app.notify(problem, severity="warning", timeout=8)
+                self.app.notify(problem, severity="warning", timeout=8, markup=False)
         self._records = {}
         self.refresh_labels()
         if not restore:
@@ -64,7 +64,7 @@ class LabelActions:
     def _report_store(self) -> None:
         warning = self.store.pop_warning()
         if warning:
-            self.app.notify(warning, severity="warning", timeout=8)
+            self.app.notify(warning, severity="warning", timeout=8, markup=False)
 
     def _after_label_change(self, message: str) -> None:
         self.refresh_labels()
