@@ -245,10 +245,15 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         self._status_position()
 
     def action_prev_trial(self) -> None:
-        self.trial_list.move_to(self.trial_list.cursor - 1)
+        self._step_trial(-1)
 
     def action_next_trial(self) -> None:
-        self.trial_list.move_to(self.trial_list.cursor + 1)
+        self._step_trial(+1)
+
+    def _step_trial(self, step: int) -> None:
+        """H / L show the trial at once, so keys typed right after act on it, not on the one before."""
+        self.trial_list.move_to(self.trial_list.cursor + step)
+        self._show_trial(self.trial_list.current_trial)
 
     # --- conversation --------------------------------------------------------------------------
     @on(ConversationView.Moved)
@@ -293,9 +298,11 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         self.query_one("#status", InfoBar).show((message, "italic"))
 
     def action_prev_message(self) -> None:
+        self._show_trial(self.trial_list.current_trial)  # a cursor move still in the queue comes first
         self.conversation.next_message(-1)
 
     def action_next_message(self) -> None:
+        self._show_trial(self.trial_list.current_trial)
         self.conversation.next_message(+1)
 
     def action_toggle_thinking(self) -> None:
