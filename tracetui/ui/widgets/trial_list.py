@@ -15,6 +15,8 @@ from ..format import OUTCOME_BADGES, fit, short_model
 from .cursor_list import CursorList
 
 SELECTED = Style(reverse=True)
+SORTED_BY = {"": "outcome", "ep": "episodes", "msgs": "messages"}
+"""Sort keys of the columns whose title is not their key."""
 DIM = Style(dim=True)
 
 
@@ -69,12 +71,13 @@ class TrialList(CursorList):
         return fixed
 
     def header(self, width: int, sort_key: str, reverse: bool) -> Text:
+        """Column titles, the sorted one marked ▲ / ▼ (the badge column sorts by outcome)."""
         text = Text(no_wrap=True, overflow="crop")
         for title, w in self.columns(width):
-            mark = (" ▼" if reverse else " ▲") if title and (title == sort_key or (title, sort_key) in (("ep", "episodes"), ("msgs", "messages"))) else ""
-            right = title in ("ep", "msgs")
-            label = fit(title + mark, w)
-            text.append((label.rstrip().rjust(w) if right else label) + " ", style="bold")
+            sorted_here = SORTED_BY.get(title, title) == sort_key
+            label = title + ((" ▼" if reverse else " ▲") if sorted_here else "")
+            cell = fit(label, w)
+            text.append((cell.rstrip().rjust(w) if title in ("ep", "msgs") else cell) + " ", style="bold")
         return text
 
     def render_row(self, index: int, width: int, selected: bool) -> Strip:
