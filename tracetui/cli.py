@@ -39,6 +39,13 @@ def filter_option(parser: argparse.ArgumentParser, help: str) -> None:
     parser.add_argument("--filter", action="append", default=[], metavar="FACET=VALUE", help=help)
 
 
+def source_specs(args) -> list:
+    """The command line's sources with its --split / --revision / --config (see `_source_options`)."""
+    from .data.sources import SourceSpec
+
+    return [SourceSpec(source, args.split, args.revision, args.config) for source in args.sources]
+
+
 def _view_options(parser: argparse.ArgumentParser) -> None:
     filter_option(parser, "preselect a filter value, e.g. model=gpt-4o or result=0.0 or outcome=fail (repeatable)")
     parser.add_argument("--trial", metavar="NAME", help="open this trial (trial_name or task) first")
@@ -124,9 +131,8 @@ def cmd_open(argv: list[str]) -> int:
 
 def _open(args) -> int:
     from .data.session import prepare
-    from .data.sources import SourceSpec
 
-    specs = [SourceSpec(s, args.split, args.revision, args.config) for s in args.sources]
+    specs = source_specs(args)
     parse_filters(args.filter)  # fail before any download on a malformed filter
     return run_app(prepare(specs), args)
 

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..cli import _guarded, _source_options, filter_option, parse_filters
+from ..cli import _guarded, _source_options, filter_option, parse_filters, source_specs
 from ..data.errors import SourceError
 from ..data.export import FORMATS, export_trials
 from ..data.session import open_session, prepare
-from ..data.sources import SourceSpec
 from ..store.facets import LABEL_FACET, label_facet
 from ..store.labels import LabelStore, session_records
 from . import Parser, print_progress
@@ -42,7 +41,7 @@ def _export(args) -> int:
     if args.output.suffix.lower() not in FORMATS:
         raise SourceError(f"-o {args.output}: the suffix must be one of {', '.join(FORMATS)}")
     filters = parse_filters(args.filter + [f"{LABEL_FACET}={label}" for label in args.label])
-    specs = [SourceSpec(s, args.split, args.revision, args.config) for s in args.sources]
+    specs = source_specs(args)
     session = open_session(prepare(specs), print_progress)
     store = LabelStore.open()
     warning = store.pop_warning()

@@ -6,9 +6,8 @@ import csv
 import json
 import sys
 
-from ..cli import _guarded, _source_options
+from ..cli import _guarded, _source_options, source_specs
 from ..data.session import prepare
-from ..data.sources import SourceSpec
 from ..render.safe_text import sanitize
 from ..store.labels import LabelStore
 from . import Parser
@@ -33,7 +32,7 @@ def run(argv: list[str]) -> int:
 
 
 def _list(args) -> int:
-    specs = [SourceSpec(s, args.split, args.revision, args.config) for s in args.sources]
+    specs = source_specs(args)
     dataset_ids = dict.fromkeys(source.dataset_id for source in prepare(specs))
     store = LabelStore.open()
     warning = store.pop_warning()

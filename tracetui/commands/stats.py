@@ -12,7 +12,7 @@ import math
 import os
 import sys
 
-from ..cli import _guarded, _source_options, filter_option, parse_filters
+from ..cli import _guarded, _source_options, filter_option, parse_filters, source_specs
 from ..data.errors import SourceError
 from ..data.stats import GROUP_COLUMNS, group_stats, head_to_head
 
@@ -52,14 +52,13 @@ def _quiet_on_closed_pipe(args) -> int:
 
 def _stats(args) -> int:
     from ..data.session import open_session, prepare
-    from ..data.sources import SourceSpec
 
     by = tuple(name.strip() for name in args.by.split(",") if name.strip())
     unknown = [name for name in by if name not in GROUP_COLUMNS]
     if not by or unknown:
         raise SourceError(f"--by {args.by!r}: expected a comma-separated list of {', '.join(GROUP_COLUMNS)}")
     state = parse_filters(args.filter)
-    specs = [SourceSpec(s, args.split, args.revision, args.config) for s in args.sources]
+    specs = source_specs(args)
     session = open_session(prepare(specs), _progress if sys.stderr.isatty() else None)
     if sys.stderr.isatty():
         print("\r\x1b[K", end="", file=sys.stderr, flush=True)
