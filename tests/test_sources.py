@@ -169,3 +169,18 @@ def test_permission_denied_is_one_line(tmp_path, monkeypatch):
         prepare([SourceSpec(str(secret))])
     with pytest.raises(SourceError, match="permission denied"):
         prepare([SourceSpec(str(secret.parent))])
+
+
+def test_unreachable_hub_falls_back_to_the_cache(tmp_path):
+    """Online mode, but the hub refuses connections (a closed loopback port): the cached snapshot opens."""
+    hf_home = tmp_path / "hf"
+    build_hub_cache(hf_home, "org/cached", {"data/train-00000-of-00001.parquet": parquet_bytes(tmp_path, trial_rows("a", "a__1", 2, "1.0"))})
+    env = {**os.environ, "HF_HOME": str(hf_home), "HF_ENDPOINT": "http://127.0.0.1:9", "HF_HUB_ETAG_TIMEOUT": "2"}
+    env.pop("HF_HUB_OFFLINE", None)
+    env.pop("HF_DATASETS_OFFLINE", None)
+    code = OPEN.format(source="org/cached", revision=None)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["org/cached", COMMIT, "1", "2"]
+    done = subprocess.run([sys.executable, "-m", "tracetui", "org/not-cached"], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 2 and "cannot reach the Hugging Face hub" in done.stderr and done.stderr.count("\n") == 1

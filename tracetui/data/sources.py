@@ -218,26 +218,44 @@ def _resolve_hf_path(text: str, spec: SourceSpec) -> ResolvedSource:
 def _resolve_hub(repo_id: str, spec: SourceSpec, patterns: list[str] | None) -> ResolvedSource:
     from huggingface_hub import HfApi, constants, snapshot_download
     from huggingface_hub import errors as hf_errors
+    from huggingface_hub.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()  # its retry warnings would bury our one-line error; progress bars stay
 
     def pick(files: list[str], card: Path | None) -> list[str]:
         if patterns is not None:
             return [f for f in files if any(fnmatch.fnmatch(f, p) for p in patterns) and f.endswith(DATA_SUFFIXES)]
         return select_split(files, spec.split, spec.config, card)
 
+    def online() -> Path:
+        listed = HfApi().list_repo_files(repo_id, repo_type="dataset", revision=spec.revision)
+        card = _download_card(repo_id, spec.revision) if "README.md" in listed else None
+        wanted = pick(listed, card)
+        if not wanted:
+            raise SourceError(f"{repo_id}: no parquet, arrow or jsonl files for split {spec.split!r}")
+        return Path(
+            snapshot_download(repo_id, repo_type="dataset", revision=spec.revision, allow_patterns=wanted + ["README.md"])
+        )
+
+    def cached() -> Path:
+        return Path(snapshot_download(repo_id, repo_type="dataset", revision=spec.revision, local_files_only=True))
+
+    offline = constants.HF_HUB_OFFLINE or os.environ.get("HF_DATASETS_OFFLINE", "").upper() in ("1", "ON", "YES", "TRUE")
     try:
-        if constants.HF_HUB_OFFLINE:
-            folder = Path(snapshot_download(repo_id, repo_type="dataset", revision=spec.revision))
+        if offline:
+            folder = cached()
         else:
-            listed = HfApi().list_repo_files(repo_id, repo_type="dataset", revision=spec.revision)
-            card = _download_card(repo_id, spec.revision) if "README.md" in listed else None
-            wanted = pick(listed, card)
-            if not wanted:
-                raise SourceError(f"{repo_id}: no parquet, arrow or jsonl files for split {spec.split!r}")
-            folder = Path(
-                snapshot_download(
-                    repo_id, repo_type="dataset", revision=spec.revision, allow_patterns=wanted + ["README.md"]
-                )
-            )
+            try:
+                folder = online()
+            except (SourceError, hf_errors.RepositoryNotFoundError, hf_errors.RevisionNotFoundError):
+                raise
+            except Exception as exc:  # the hub is unreachable: what the cache has still opens, as with `datasets`
+                try:
+                    folder = cached()
+                except hf_errors.LocalEntryNotFoundError:
+                    raise SourceError(
+                        f"{repo_id}: cannot reach the Hugging Face hub ({_first_line(exc)}) and it is not in the local cache"
+                    ) from None
     except SourceError:
         raise
     except hf_errors.GatedRepoError:
@@ -249,7 +267,7 @@ def _resolve_hub(repo_id: str, spec: SourceSpec, patterns: list[str] | None) -> 
     except hf_errors.LocalEntryNotFoundError:
         raise SourceError(f"{repo_id}: not in the local Hugging Face cache and the hub is offline") from None
     except (OSError, hf_errors.HfHubHTTPError) as exc:
-        raise SourceError(f"{repo_id}: cannot reach the Hugging Face hub ({_first_line(exc)})") from None
+        raise SourceError(f"{repo_id}: cannot read the Hugging Face cache ({_first_line(exc)})") from None
     broken = [p for p in folder.rglob("*") if p.is_symlink() and not p.exists()]
     if broken:
         name = broken[0].relative_to(folder).as_posix()
