@@ -53,6 +53,8 @@ def test_index_summaries_and_failed_test_facet(tmp_path, monkeypatch):
     def refuse(text):
         raise AssertionError("parsed again")
 
-    monkeypatch.setattr(verifier_index, "parse_verifier", refuse)
+    import tracetui.verifier
+
+    monkeypatch.setattr(tracetui.verifier, "parse_verifier", refuse)
     again = verifier_index.build_verifier_index(open_session(prepare([SourceSpec(str(tmp_path / "v.parquet"))])))
     assert again.short == index.short and again.failed == index.failed

@@ -13,7 +13,6 @@ from typing import Callable
 import numpy as np
 import orjson
 
-from ..verifier import parse_verifier
 from .facets import Facet
 
 INDEX_FILE = "verifier-index-v1.json"
@@ -40,6 +39,8 @@ def build_verifier_index(
     session, progress: Callable[[float], None] | None = None, cancelled: Callable[[], bool] | None = None
 ) -> VerifierIndex:
     """Parse (or read back) the verifier summary of every trial of `session`, dataset by dataset."""
+    from ..verifier import parse_verifier  # imported in the background worker, off start-up
+
     short: list[str] = []
     failed: list[list[str]] = []
     trials = session.trials

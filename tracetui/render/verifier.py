@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from ..verifier import VerifierReport
 from .block import Block
 from .safe_text import ansi_text, sanitize
+
+if TYPE_CHECKING:
+    from ..verifier import VerifierReport
 
 HEAD_LINES, TAIL_LINES = 1500, 3000
 """A log longer than both is shown cut, like a long message, until expanded."""

@@ -113,7 +113,7 @@ class LabelStore:
         """Open (or create) the store; never raises. Check `pop_warning()` afterwards."""
         path = Path(path) if path is not None else data_dir() / DB_NAME
         try:
-            return cls(_connect(path, timeout), path, timeout)
+            return cls(_connect_patiently(path, timeout), path, timeout)
         except _Corrupt as exc:
             try:
                 moved = _move_aside(path)
@@ -247,6 +247,19 @@ class LabelStore:
         message = f"labels kept in memory only from now on: {self.path} failed ({problem})"
         self._warning = message if not self._warning else f"{self._warning}; {message}"
         self.path = None
+
+
+def _connect_patiently(path: Path, timeout: float) -> sqlite3.Connection:
+    """`_connect`, retried while another process holds the database: switching a new file to WAL can
+    answer "locked" at once, without waiting, when two instances create it at the same moment."""
+    for attempt in range(_ATTEMPTS * 4):
+        try:
+            return _connect(path, timeout)
+        except sqlite3.OperationalError as exc:
+            if _error_code(exc) not in (_SQLITE_BUSY, _SQLITE_LOCKED) or attempt == _ATTEMPTS * 4 - 1:
+                raise
+            time.sleep(0.05 * (attempt + 1))
+    raise AssertionError("unreachable")
 
 
 def _connect(path: Path, timeout: float) -> sqlite3.Connection:

@@ -8,7 +8,6 @@ from rich.segment import Segment
 from rich.style import Style
 
 from ...render.verifier import verifier_view
-from ...verifier import VerifierReport, parse_verifier
 from .. import keymap
 from .block_view import BlockView
 from .cursor_list import CursorKeys
@@ -24,14 +23,28 @@ class VerifierPanel(CursorKeys, BlockView):
         self.cursor_line = 0
         self.text: str | None = None
         self.outcome, self.result = "unknown", None
-        self.report: VerifierReport = parse_verifier(None)
+        self.report = None  # a VerifierReport once a log is shown
         self.unfolded: frozenset[int] = frozenset()
         self.expanded = False
         self._line_block: list[tuple[int, int]] = []
+        self._painted = False
 
     def show(self, text: str | None, outcome: str, result: str | None) -> None:
         self.text, self.outcome, self.result = text, outcome, result
-        self.report = parse_verifier(text)
+        if self._painted:
+            self._show_now()
+        else:  # the first log waits for the first frame: the parser's import stays off start-up
+            self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
+        if not self._painted:
+            self._painted = True
+            self._show_now()
+
+    def _show_now(self) -> None:
+        from ...verifier import parse_verifier
+
+        self.report = parse_verifier(self.text)
         self.unfolded, self.expanded = frozenset(), False
         self.cursor_line = 0
         self._render_view(keep_scroll=False)
@@ -89,7 +102,7 @@ class VerifierPanel(CursorKeys, BlockView):
 
     def goto_log_line(self, line: int) -> None:
         """Put log line `line` (0-based, in the original log) under the cursor, unfolding as needed."""
-        for number, (a, b) in enumerate(self.report.noise):
+        for number, (a, b) in enumerate(self.report.noise if self.report else ()):
             if a <= line < b and number not in self.unfolded:
                 self.unfolded = self.unfolded | {number}
                 self._render_view(keep_scroll=True)
