@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tracetui.data.facets import FilterState
-from tracetui.data.search import SearchCancelled, search, search_facet
+from tracetui.data.search import SearchCancelled, search
 from tracetui.data.session import open_session, prepare
 from tracetui.data.sources import SourceSpec
 
@@ -89,13 +89,12 @@ def test_sub_agent_rows_and_verifier_logs_are_searched(traces):
     assert search(traces, "test_deep", verifier=False).matched_trials == 0
 
 
-def test_search_spans_datasets_and_filters_as_a_facet(traces, tmp_path):
+def test_search_spans_datasets_and_filters_the_trials(traces, tmp_path):
     other = write_parquet(tmp_path / "other" / "o.parquet", trial_rows("gamma", "gamma__1", 2, "0.0"))
     session = session_of(tmp_path / "traces", other)
     result = search(session, "reply 1")
     assert names(session, result.trials) == {"alpha__1", "beta__1", "axb__1", "gamma__1"}
-    session.facets.add(search_facet(result))
-    visible = session.facets.apply(FilterState({"matches": frozenset({"match"})})).visible
+    visible = session.facets.apply(FilterState(), extra=result.trials).visible  # as the triage screen filters
     assert np.array_equal(visible, result.trials)
     assert int(session.facets.apply(FilterState(), extra=~result.trials).visible.sum()) == 1
 

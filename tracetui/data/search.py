@@ -18,8 +18,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .facets import Facet
-
 if TYPE_CHECKING:
     from .session import Session
 
@@ -56,11 +54,6 @@ class SearchResult:
 
     def _compiled(self) -> re.Pattern:
         return python_regex(self.pattern, self.regex, self.ignore_case)
-
-
-def search_facet(result: SearchResult) -> Facet:
-    """The matches as a facet, so the sidebar can filter by them like any other value."""
-    return Facet("matches", "Search", ["match"], codes=np.where(result.trials, 0, -1).astype(np.int32))
 
 
 def search(

@@ -254,6 +254,3 @@ class BlockView(ScrollView, can_focus=True):
 
     def action_page_up(self) -> None:
         self.scroll_relative(y=-max(1, self.scrollable_content_region.height - 1), animate=False, immediate=True)
-
-    def plain_text(self) -> str:
-        return "\n".join(block.text for block in self.blocks)
