@@ -68,7 +68,7 @@ def probe(module: str, args: list[str], env: dict, timeout: float = 600) -> dict
 
 def prepare_data(out: Path, rows: int, reuse: bool) -> Data:
     """Write the demo dataset and convert it once (kept under `out` for --reuse)."""
-    from tracetui.data.demo import write_demo
+    from tracetui.demo import write_demo
 
     data = Data(rows, out / f"demo-{rows}", out / f"cache-{rows}")
     done = out / f"demo-{rows}.json"

@@ -13,9 +13,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from tracetui.data.demo import DEFAULT_ROWS, write_demo, writer
-from tracetui.data.demo.planning import plan
-from tracetui.data.demo.trials import builder
+from tracetui.demo import DEFAULT_ROWS, write_demo, writer
+from tracetui.demo.planning import plan
+from tracetui.demo.trials import builder
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 SHARD = re.compile(r"^train-(\d{5})-of-(\d{5})\.parquet$")

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.style import Style
 
-from tracetui.data.model import Message
+from tracetui.trace.model import Message
 from tracetui.render import messages as msgs
 from tracetui.render.messages import MAX_LINES, MessageState, message_blocks
 

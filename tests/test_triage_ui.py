@@ -203,7 +203,7 @@ async def test_enter_on_a_failed_test_jumps_to_its_traceback(sources):
             await pilot.press("j")
         await pilot.press("enter")
         assert panel.cursor_line > panel.line_of_block(row)
-        from tracetui.render.safe_text import sanitize
+        from tracetui.trace.sanitize import sanitize
 
         shown = panel.render_line(panel.cursor_line - int(panel.scroll_offset.y)).text
         expected = sanitize(panel.text.split("\n")[failure.line]).strip()[:30]

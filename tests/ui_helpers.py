@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tracetui.data.demo import write_demo
+from tracetui.demo import write_demo
 from tracetui.data.session import prepare
 from tracetui.data.sources import ResolvedSource, SourceSpec
 from tracetui.ui.app import StartOptions, TraceApp

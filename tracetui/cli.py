@@ -143,8 +143,8 @@ def cmd_demo(argv: list[str]) -> int:
 
 
 def _demo(args) -> int:
-    from .data import demo
-    from .data.cache import cache_root
+    from . import demo
+    from .paths import cache_dir
     from .data.session import prepare
     from .data.sources import SourceSpec
 
@@ -155,7 +155,7 @@ def _demo(args) -> int:
         demo.write_demo(args.out, rows=rows, seed=args.seed, progress=_print_progress)
         print(f"\nwrote {rows:,} rows to {args.out}", file=sys.stderr)
         return 0
-    folder = cache_root() / f"demo-{rows}-{args.seed}-v{__version__}"
+    folder = cache_dir() / f"demo-{rows}-{args.seed}-v{__version__}"
     if not (folder / ".complete").exists():
         demo.write_demo(folder, rows=rows, seed=args.seed)
         (folder / ".complete").touch()

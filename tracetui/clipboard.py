@@ -64,9 +64,9 @@ def _write_stdout(data: bytes) -> None:
 
 def _save(text: str, suffix: str) -> Path:
     """A new file under the cache dir (kept: the user opens it after the message)."""
-    from .data.cache import cache_root
+    from .paths import cache_dir
 
-    folder = cache_root() / "copied"
+    folder = cache_dir() / "copied"
     folder.mkdir(parents=True, exist_ok=True)
     prefix = time.strftime("copy-%Y%m%d-%H%M%S-")
     with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=folder, prefix=prefix, suffix=suffix, delete=False) as file:

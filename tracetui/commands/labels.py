@@ -8,7 +8,7 @@ import sys
 
 from ..cli import _guarded, _source_options, source_specs
 from ..data.session import prepare
-from ..render.safe_text import sanitize
+from ..trace.sanitize import sanitize
 from ..store.labels import LabelStore
 from . import Parser
 

@@ -11,22 +11,13 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
+from ..paths import cache_dir
 from .errors import SourceError
 
 if TYPE_CHECKING:
     from .convert import Progress
 
 CACHE_VERSION = 1
-
-
-def cache_root() -> Path:
-    """`$TRACETUI_CACHE_DIR`, else the XDG cache dir (`~/.cache/tracetui`)."""
-    explicit = os.environ.get("TRACETUI_CACHE_DIR")
-    if explicit:
-        return Path(explicit).expanduser()
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("tracetui", appauthor=False))
 
 
 def cache_key(files: tuple[Path, ...]) -> str:
@@ -40,7 +31,7 @@ def cache_key(files: tuple[Path, ...]) -> str:
 
 def cached_dir(files: tuple[Path, ...]) -> Path | None:
     """The finished conversion of `files`, if there is one."""
-    folder = cache_root() / cache_key(files)
+    folder = cache_dir() / cache_key(files)
     return folder if (folder / "meta.arrow").is_file() and (folder / "data.arrow").is_file() else None
 
 
@@ -55,7 +46,7 @@ def ensure_converted(files: tuple[Path, ...], progress: "Progress | None" = None
         return done
     from .convert import convert  # pyarrow.parquet and friends: only when there is something to convert
 
-    root = cache_root()
+    root = cache_dir()
     try:
         root.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=".converting-", dir=root))

@@ -20,9 +20,8 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
-from ..render.safe_text import sanitize
-from ..render.verifier import verdict_line
-from ..verifier import parse_verifier
+from ..trace.sanitize import sanitize
+from ..verifier import parse_verifier, verdict_line
 from .convert import BATCH_BYTES
 from .files import arrow_batches, arrow_reader, json_rows
 from .errors import SourceError

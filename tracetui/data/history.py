@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from .dataset import Dataset
-from .model import Message, SubConversation, TrialHistory
+from ..trace.model import Message, SubConversation, TrialHistory
 
 
 def rebuild_history(ds: Dataset, rows: list[int], episodes: list[int], sub_rows: list[tuple[int, str | None]]) -> TrialHistory:

@@ -15,7 +15,7 @@ from .cache import cached_dir, ensure_converted
 from .dataset import Dataset
 from .facets import FacetIndex
 from .history import rebuild_history
-from .model import TrialHistory
+from ..trace.model import TrialHistory
 from .ordering import Ordering
 from .sources import ResolvedSource, SourceSpec, resolve
 from .trials import OUTCOMES, Trials, build_trials

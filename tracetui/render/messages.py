@@ -18,12 +18,13 @@ from typing import Callable, Sequence
 
 from rich.text import Text
 
-from tracetui.data.model import Message
-from tracetui.render.assistant import AssistantReply, Command, ToolCall, parse_assistant
+from tracetui.trace.model import Message
+from tracetui.trace.actions import AssistantReply, Command, ToolCall, parse_assistant
 from tracetui.render.block import Block
 from tracetui.render.highlight import highlight
-from tracetui.render.safe_text import ansi_text, sanitize
-from tracetui.render.user import HARNESS_KINDS, Part, classify_user
+from tracetui.render.ansi import ansi_text
+from tracetui.trace.sanitize import sanitize
+from tracetui.trace.harness import HARNESS_KINDS, Part, classify_user
 
 MAX_LINES = 200
 """A block with more lines than this is cut to its head and tail..."""

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from ..trace.sanitize import sanitize
+from .ansi import ansi_text
 from .block import Block
-from .safe_text import ansi_text, sanitize
 
 if TYPE_CHECKING:
     from ..verifier import VerifierReport
@@ -37,21 +38,6 @@ class VerifierView:
     line_block: list[tuple[int, int]] = field(default_factory=list)  # (first log line, block index)
 
 
-def verdict_line(outcome: str, result: str | None, report: VerifierReport) -> str:
-    parts = [result if result is not None else "no result"]
-    if report.runner not in ("none", "unknown"):
-        parts.append(report.runner if not report.wrapper else f"{report.wrapper} / {report.runner}")
-    counts = [(report.passed, "passed"), (report.failed, "failed"), (report.errors, "errors"), (report.skipped, "skipped")]
-    summary = ", ".join(f"{n} {word}" for n, word in counts if n)
-    if summary:
-        parts.append(summary)
-    elif report.summary:
-        parts.append(report.summary)
-    if report.score is not None and "score" in report.score:
-        parts.append(f"score {report.score['score']}")
-    return f"{outcome.upper()} · " + " · ".join(parts)
-
-
 def verifier_view(
     text: str | None,
     outcome: str,
@@ -60,6 +46,8 @@ def verifier_view(
     unfolded: frozenset[int] = frozenset(),
     expanded: bool = False,
 ) -> VerifierView:
+    from ..verifier import verdict_line  # the caller parsed the log: the parser is loaded already
+
     style = OUTCOME_STYLE.get(outcome, "bold")
     if text is None:
         why = f" — the trial ended with {sanitize(result)}" if outcome == "error" and result else ""

@@ -9,6 +9,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..paths import config_dir
+
 DEFAULT_LABELS = ("reward-hack", "bad-task", "env-issue", "tool-misuse", "good-example")
 KEYED_LABELS = 9
 """Keys 1–9 toggle the first nine labels; the others are reachable from the command palette."""
@@ -24,10 +26,8 @@ class Config:
 
 
 def config_path() -> Path:
-    """`$XDG_CONFIG_HOME/tracetui/config.toml` (platformdirs: the right place on every OS)."""
-    from platformdirs import user_config_dir
-
-    return Path(user_config_dir("tracetui", appauthor=False)) / "config.toml"
+    """`config.toml` in the config folder (`paths.config_dir`)."""
+    return config_dir() / "config.toml"
 
 
 def load_config(path: Path | None = None) -> tuple[Config, str | None]:

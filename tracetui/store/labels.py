@@ -28,6 +28,7 @@ from ..data.dataset import Dataset
 from ..data.facets import FilterState
 from ..data.session import Session
 from ..data.trials import Trials
+from ..paths import data_dir
 
 NORMALIZED_TRIAL_NAME = "NORMALIZED_TRIAL_NAME"
 """What Harbor's golden exports put in `trial_name`: a placeholder, not a name."""
@@ -86,16 +87,6 @@ class Record:
 
 class _Corrupt(Exception):
     pass
-
-
-def data_dir() -> Path:
-    """`$TRACETUI_DATA_DIR`, else the XDG data dir (`~/.local/share/tracetui`)."""
-    explicit = os.environ.get("TRACETUI_DATA_DIR")
-    if explicit:
-        return Path(explicit).expanduser()
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("tracetui", appauthor=False))
 
 
 class LabelStore:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 
-from ..render.safe_text import sanitize
+from ..trace.sanitize import sanitize
 
 OUTCOME_BADGES = {
     "pass": ("✔", Style(color="green", bold=True)),

@@ -23,7 +23,7 @@ from .runners import (
     parse_unittest,
 )
 
-__all__ = ["Failure", "TestCase", "VerifierReport", "parse_verifier", "strip_ansi"]
+__all__ = ["Failure", "TestCase", "VerifierReport", "parse_verifier", "strip_ansi", "verdict_line"]
 
 # One pass finds every control character (a charset first lets the regex engine scan fast);
 # ESC and 8-bit CSI then take the rest of their sequence. A sequence never runs past a newline,
@@ -285,3 +285,19 @@ def _parse(text) -> VerifierReport:
         score=score,
         verdict=verdict[1].lower() if verdict else None,
     )
+
+
+def verdict_line(outcome: str, result: str | None, report: VerifierReport) -> str:
+    """One line for a trial's verdict: outcome, result, runner, counts (the panel's first line, exports)."""
+    parts = [result if result is not None else "no result"]
+    if report.runner not in ("none", "unknown"):
+        parts.append(report.runner if not report.wrapper else f"{report.wrapper} / {report.runner}")
+    counts = [(report.passed, "passed"), (report.failed, "failed"), (report.errors, "errors"), (report.skipped, "skipped")]
+    summary = ", ".join(f"{n} {word}" for n, word in counts if n)
+    if summary:
+        parts.append(summary)
+    elif report.summary:
+        parts.append(report.summary)
+    if report.score is not None and "score" in report.score:
+        parts.append(f"score {report.score['score']}")
+    return f"{outcome.upper()} · " + " · ".join(parts)

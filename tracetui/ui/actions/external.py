@@ -18,7 +18,7 @@ from textual import work
 from textual.worker import get_current_worker
 
 from ...data.errors import SourceError
-from ...render.safe_text import sanitize
+from ...trace.sanitize import sanitize
 
 
 class ExternalActions:

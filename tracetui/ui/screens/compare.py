@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from ...data.session import Session, TrialInfo
-from ...render.safe_text import sanitize
+from ...trace.sanitize import sanitize
 from ...verifier import VerifierReport, parse_verifier
 from .. import keymap
 from ..format import OUTCOME_BADGES, result_text, short_model

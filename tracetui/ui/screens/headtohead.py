@@ -24,7 +24,7 @@ from ...data.compare import Sides, best_attempt, sides_choices, worst_attempt
 from ...data.facets import FilterState
 from ...data.session import Session
 from ...data.stats import HeadToHead, HeadToHeadRow, OutcomeCounts, head_to_head
-from ...render.safe_text import sanitize
+from ...trace.sanitize import sanitize
 from .. import keymap
 from ..format import OUTCOME_BADGES, short_model
 from ..widgets.bars import InfoBar

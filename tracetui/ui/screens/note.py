@@ -10,7 +10,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static, TextArea
 
-from ...render.safe_text import sanitize
+from ...trace.sanitize import sanitize
 
 
 class NoteScreen(ModalScreen[str]):

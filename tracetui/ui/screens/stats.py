@@ -31,7 +31,7 @@ from ...data.session import Session
 from ...data.stats import GroupRow, Histogram, Matrix, OutcomeCounts, overview
 from ...data.trials import OUTCOMES, outcome_of
 from .. import keymap
-from ...render.safe_text import sanitize
+from ...trace.sanitize import sanitize
 from ..format import OUTCOME_BADGES, fit, human_size, short_model
 from ..widgets.bars import InfoBar
 from ..widgets.cursor_list import CursorList

@@ -7,7 +7,7 @@ from textual import events
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from ...render.safe_text import sanitize
+from ...trace.sanitize import sanitize
 
 
 class InfoBar(Static):

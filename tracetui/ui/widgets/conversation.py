@@ -13,7 +13,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.message import Message as TextualMessage
 
-from ...data.model import Message, TrialHistory
+from ...trace.model import Message, TrialHistory
 from ...render.block import Block
 from ...render.messages import MessageState, message_blocks
 from .. import keymap

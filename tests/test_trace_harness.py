@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracetui.render.user import KINDS, classify_user
+from tracetui.trace.harness import KINDS, classify_user
 
 GOLDEN = Path(__file__).parent / "fixtures" / "harbor-golden"
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracetui.render.assistant import Command, parse_assistant, split_think
+from tracetui.trace.actions import Command, parse_assistant, split_think
 
 GOLDEN = Path(__file__).parent / "fixtures" / "harbor-golden"
 
