@@ -59,7 +59,8 @@ def open_parser() -> argparse.ArgumentParser:
         "  demo      open (or write) the bundled demo dataset\n"
         "  stats     pass rates by model / task / dataset, and head-to-head tables\n"
         "  export    write the filtered or labelled trials to jsonl / parquet / csv\n"
-        "  labels    list the labels and notes you gave to a dataset's trials",
+        "  labels    list the labels and notes you gave to a dataset's trials\n"
+        "  web       serve the app to a browser (pip install 'tracetui[web]')",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -144,23 +145,37 @@ def cmd_demo(argv: list[str]) -> int:
 
 def _demo(args) -> int:
     from . import demo
-    from .paths import cache_dir
-    from .data.session import prepare
-    from .data.sources import SourceSpec
 
-    rows = args.rows or demo.DEFAULT_ROWS
-    if rows <= 0:
-        raise SourceError("--rows must be positive")
+    rows = demo_rows(args.rows)
     if args.out is not None:
         demo.write_demo(args.out, rows=rows, seed=args.seed, progress=_print_progress)
         print(f"\nwrote {rows:,} rows to {args.out}", file=sys.stderr)
         return 0
-    folder = cache_dir() / f"demo-{rows}-{args.seed}-v{__version__}"
+    return run_app(demo_sources(rows, args.seed), args)
+
+
+def demo_rows(rows: int | None) -> int:
+    """The demo's size: `--rows`, else the bundled size."""
+    from . import demo
+
+    rows = rows or demo.DEFAULT_ROWS
+    if rows <= 0:
+        raise SourceError("--rows must be positive")
+    return rows
+
+
+def demo_sources(rows: int, seed: int) -> list:
+    """The demo dataset, generated into the cache on first use, as sources ready to open."""
+    from . import demo
+    from .paths import cache_dir
+    from .data.session import prepare
+    from .data.sources import SourceSpec
+
+    folder = cache_dir() / f"demo-{rows}-{seed}-v{__version__}"
     if not (folder / ".complete").exists():
-        demo.write_demo(folder, rows=rows, seed=args.seed)
+        demo.write_demo(folder, rows=rows, seed=seed)
         (folder / ".complete").touch()
-    sources = [replace(source, display=f"demo ({rows:,} rows)") for source in prepare([SourceSpec(str(folder))])]
-    return run_app(sources, args)
+    return [replace(source, display=f"demo ({rows:,} rows)") for source in prepare([SourceSpec(str(folder))])]
 
 
 def _print_progress(done: int, total: int) -> None:
@@ -200,6 +215,7 @@ COMMANDS = {
     "stats": _lazy("tracetui.commands.stats"),
     "export": _lazy("tracetui.commands.export"),
     "labels": _lazy("tracetui.commands.labels"),
+    "web": _lazy("tracetui.commands.web"),
 }
 """Subcommands: each takes its own argv and returns the exit code (wrap its body in `_guarded`)."""
 

@@ -1,0 +1,118 @@
+"""`tracetui web` in a real browser: the system Chromium, headless, driven by Playwright.
+
+The page loads, the trial list appears, keys change the screen, and a trial full of HTML, script and
+terminal escape sequences stays text: nothing runs, no element or title comes from it, no escape
+sequence of it reaches the page's terminal, nothing reaches the clipboard. xterm.js draws on a canvas,
+so the screen is read from its own buffer: an init script keeps the Terminal the page creates.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+
+import pytest
+from playwright.sync_api import Page, sync_playwright
+
+from .test_hostile_pty import FORBIDDEN
+from .web_helpers import HOSTILE_MODEL, IMG, SCRIPT, WAIT, hostile_dataset, served
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+pytestmark = [
+    pytest.mark.skipif(sys.platform != "linux", reason="follows the server's processes in /proc"),
+    pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium: apt-get install chromium (.ci/run installs it)"),
+]
+
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+PROBES = """
+// keep the xterm.js Terminal that the page creates (its constructor assigns `_core`) to read its screen
+Object.defineProperty(Object.prototype, "_core", {
+  configurable: true,
+  set(value) {
+    Object.defineProperty(this, "_core", {value, writable: true, configurable: true, enumerable: true});
+    if (typeof this.loadAddon === "function") window.__terminal = this;
+  },
+});
+// everything the app sends to the page's terminal
+window.__received = "";
+const decoder = new TextDecoder();
+window.WebSocket = class extends window.WebSocket {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener("message", (event) => {
+      if (typeof event.data !== "string") window.__received += decoder.decode(event.data, {stream: true});
+    });
+  }
+};
+// what reaches the clipboard: xterm.js's clipboard addon acts on OSC 52 through this
+window.__clipboard = [];
+navigator.clipboard.writeText = async (text) => { window.__clipboard.push(text); };
+"""
+
+SCREEN = """() => {
+  const terminal = window.__terminal, buffer = terminal.buffer.active, rows = [];
+  for (let y = 0; y < terminal.rows; y++) rows.push(buffer.getLine(buffer.viewportY + y).translateToString(true));
+  return rows.join("\\n");
+}"""
+
+
+def test_the_app_in_chromium_with_hostile_content(tmp_path):
+    with served(str(hostile_dataset(tmp_path))) as server, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)  # a fresh profile each time
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.add_init_script(PROBES)
+            # the page links a web font; a test never touches the network
+            page.route(lambda url: not url.startswith(server.url), lambda route: route.abort())
+            page.goto(server.url)
+
+            screen = wait_for_screen(page, "calm-task")  # the trial list, with the calm trial open
+            assert "hostile-task" in screen and "calm__1 reply 0" in screen
+
+            page.focus(".xterm-helper-textarea")
+            page.keyboard.press("j")  # the next trial: the hostile one, its HTML shown as plain text
+            screen = wait_for_screen(page, SCRIPT)
+            assert IMG in screen and HOSTILE_MODEL[:20] in screen  # the model, cut to the facet's width
+
+            page.keyboard.press("?")
+            wait_for_screen(page, "tracetui keys")
+
+            assert page.evaluate("typeof window.__pwned") == "undefined"
+            assert page.evaluate("document.querySelectorAll('img, b, [onerror], [onmouseover]').length") == 0
+            assert page.evaluate("[...document.scripts].map(s => s.src || 'inline')") == [
+                f"{server.url}/static/js/textual.js",
+                "inline",
+            ]
+            assert "pwned" not in page.title()
+            assert page.evaluate("window.__clipboard") == []
+            # Textual's own pointer-shape sequence (OSC 22) ends in a bell; everything else would be the data's
+            received = re.sub(r"\x1b\]22;[a-z-]*\x07", "", page.evaluate("window.__received"))
+            assert "calm-task" in received
+            for sequence in FORBIDDEN:
+                assert sequence.decode() not in received, f"{sequence!r} from the data reached the page"
+
+            # the clipboard probe is live: an OSC 52 written to this terminal does reach it
+            page.evaluate("window.__terminal.write('\\x1b]52;c;' + btoa('probe') + '\\x07')")
+            page.wait_for_function("window.__clipboard.includes('probe')", timeout=WAIT * 1000)
+        finally:
+            browser.close()
+
+
+def wait_for_screen(page: Page, text: str) -> str:
+    """The terminal's rows once they show `text`."""
+    page.wait_for_function(
+        f"(text) => window.__terminal !== undefined && ({SCREEN})().includes(text)", arg=text, timeout=WAIT * 1000
+    )
+    return page.evaluate(SCREEN)

@@ -1,0 +1,103 @@
+"""textual-serve's server, made fit to serve trace data from a shared machine.
+
+Four changes to `textual_serve.server.Server`:
+- the page's links and WebSocket URL follow the address the browser used (through an SSH tunnel on
+  another port, or a host name, they still work; textual-serve writes the address it listens on);
+- a WebSocket from another site's page is refused (any page the user visits could otherwise open the
+  app and read the dataset), and so is one whose Host is not a loopback name while the server listens
+  on loopback only (DNS rebinding);
+- stopping the server (Ctrl+C, SIGTERM) tells every session's app to quit, instead of waiting a minute
+  for open browser tabs to go away;
+- the URL is announced once the port is bound, and a bind failure is one line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import os
+import signal
+from typing import Callable
+from urllib.parse import urlsplit
+
+from aiohttp import web
+from textual_serve.server import Server
+
+from ..data.errors import SourceError
+
+QUIT_GRACE = 5.0
+"""Seconds the sessions' apps get to quit when the server stops."""
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (a name or an address, no port) is this machine only."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def refusal(origin: str | None, host_header: str, listening_on: str) -> str | None:
+    """Why a WebSocket handshake must be refused, or None to accept it."""
+    if origin is not None and urlsplit(origin).netloc.lower() != host_header.lower():
+        return "refused: a page from another site tried to open tracetui"
+    if is_loopback(listening_on) and not is_loopback(urlsplit(f"//{host_header}").hostname or ""):
+        return f"refused: {host_header} is not this machine (to serve other hosts, use --host)"
+    return None
+
+
+class TraceServer(Server):
+    def __init__(self, command: str, host: str, port: int, title: str) -> None:
+        super().__init__(command, host=host, port=port, title=title)
+        self._sessions: set[asyncio.Task] = set()
+
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
+        # the parent builds every URL of the page from `public_url`, synchronously: no other request
+        # can run between this assignment and its use
+        self.public_url = f"{request.scheme}://{request.host}"
+        return await super().handle_index(request)
+
+    async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+        reason = refusal(request.headers.get("Origin"), request.host, self.host)
+        if reason is not None:
+            raise web.HTTPForbidden(text=reason)
+        task = asyncio.current_task()
+        assert task is not None
+        self._sessions.add(task)
+        try:
+            return await super().handle_websocket(request)
+        finally:
+            self._sessions.discard(task)
+
+    async def on_startup(self, app: web.Application) -> None:
+        """Nothing: textual-serve prints its banner here, before the port is bound; `run` announces."""
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        """Cancelling a session makes textual-serve send its app the quit message and wait for it."""
+        sessions = set(self._sessions)
+        for task in sessions:
+            task.cancel()
+        if sessions:
+            await asyncio.wait(sessions, timeout=QUIT_GRACE)
+
+    async def run(self, announce: Callable[[int], None]) -> None:
+        """Serve until SIGINT or SIGTERM; `announce` gets the port bound (which port 0 leaves to the system)."""
+        runner = web.AppRunner(await self._make_app(), handle_signals=False, shutdown_timeout=QUIT_GRACE)
+        await runner.setup()
+        try:
+            site = web.TCPSite(runner, self.host, self.port)
+            try:
+                await site.start()
+            except OSError as exc:
+                reason = os.strerror(exc.errno) if exc.errno else str(exc)
+                raise SourceError(f"cannot listen on {self.host}:{self.port} ({reason})") from None
+            announce(runner.addresses[0][1])
+            stop = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(signum, stop.set)
+            await stop.wait()
+        finally:
+            await runner.cleanup()
