@@ -78,7 +78,7 @@ def palette_for(theme: Theme) -> Palette:
     """The palette of `theme` (the same object for the same theme: re-rendering stays cheap)."""
     if theme.name == DEFAULT_THEME:
         return DEFAULT_PALETTE
-    return _derived(theme.name, tuple(sorted(_variables(theme).items())))
+    return _derived(tuple(sorted(_variables(theme).items())))
 
 
 def _variables(theme: Theme) -> dict[str, str]:
@@ -87,7 +87,7 @@ def _variables(theme: Theme) -> dict[str, str]:
 
 
 @lru_cache(maxsize=8)
-def _derived(name: str, variables: tuple[tuple[str, str], ...]) -> Palette:
+def _derived(variables: tuple[tuple[str, str], ...]) -> Palette:
     values = dict(variables)
     background = Color.parse(values["background"])
     roles = {role: _resolve(spec, values, background) or RichStyle() for role, spec in ROLE_SPECS.items()}
@@ -115,8 +115,8 @@ def _resolve(spec: str, variables: dict[str, str], background: Color) -> RichSty
     over = (Style(background=background) + style).rich_style
     colours = RichStyle(color=_readable(over.color, over.bgcolor),
                         bgcolor=over.bgcolor if style.background is not None else None)
-    dim = RichStyle(dim=True) if "%" in spec and style.foreground is not None and style.foreground.ansi is not None else None
-    return style.rich_style.without_color + colours + dim
+    translucent_ansi = "%" in spec and style.foreground is not None and style.foreground.ansi is not None
+    return style.rich_style.without_color + colours + (RichStyle(dim=True) if translucent_ansi else None)
 
 
 def _readable(colour: RichColor | None, backdrop: RichColor | None) -> RichColor | None:

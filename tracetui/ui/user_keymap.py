@@ -37,7 +37,7 @@ def checked_keymap(entries: Mapping[str, object]) -> tuple[dict[str, str], str |
             usable[binding_id] = ",".join(key.strip() for key in keys.split(","))
     if not problems:
         return usable, None
-    return usable, f"{config_path()} [keymap]: {'; '.join(problems)} (ignored; ? lists the keys)"
+    return usable, f"{config_path()} [keymap]: {'; '.join(problems)} (ignored; docs/keymap.md lists the ids)"
 
 
 def _key_name(key: str) -> bool:
