@@ -34,6 +34,12 @@ async def reading(pilot) -> None:
     await pilot.press("L", "L", "enter", "l", "l")
 
 
+async def reading_light(pilot) -> None:
+    """The reading view in a light theme: the conversation's colours and code follow the theme."""
+    pilot.app.theme = "textual-light"
+    await reading(pilot)
+
+
 async def filtered(pilot) -> None:
     await loaded(pilot)
     screen = pilot.app.screen
@@ -67,12 +73,15 @@ async def stats(pilot) -> None:
 SCENARIOS = {
     "triage": triage,
     "reading": reading,
+    "reading-light": reading_light,
     "filtered": filtered,
     "verifier": verifier,
     "help": help_screen,
     "stats": stats,
 }
 SIZES = ((120, 40), (80, 24))
+CASES = [(name, size) for name in SCENARIOS for size in (SIZES[:1] if name.endswith("-light") else SIZES)]
+"""(scenario, terminal size) pairs: every scenario at both sizes, the light-theme ones at 120x40 only."""
 
 
 def demo_app(folder: Path) -> TraceApp:
@@ -82,12 +91,11 @@ def demo_app(folder: Path) -> TraceApp:
 
 async def save_all(out: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        for name, scenario in SCENARIOS.items():
-            for width, height in SIZES:
-                app = demo_app(Path(tmp) / "demo")
-                async with app.run_test(size=(width, height)) as pilot:
-                    await scenario(pilot)
-                    app.save_screenshot(str(out / f"{name}-{width}x{height}.svg"))
+        for name, (width, height) in CASES:
+            app = demo_app(Path(tmp) / "demo")
+            async with app.run_test(size=(width, height)) as pilot:
+                await SCENARIOS[name](pilot)
+                app.save_screenshot(str(out / f"{name}-{width}x{height}.svg"))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import pytest
 from tracetui.data.session import open_session, prepare
 from tracetui.data.sources import SourceSpec
 from tracetui.render.messages import MessageState, message_blocks
+from tracetui.render.palette import DEFAULT_PALETTE
 from tracetui.render.verifier import verifier_view
 from tracetui.verifier import parse_verifier
 
@@ -66,7 +67,7 @@ def test_every_bad_row_opens_and_renders(bad_dataset):
                 for block in message_blocks(history.messages, index, state):
                     assert "\x1b" not in block.text
                     if len(block.text) < 200_000:
-                        assert block.styled().plain == block.text
+                        assert block.styled(DEFAULT_PALETTE).plain == block.text
         text = session.verifier_output(trial)
         info = session.info(trial)
         view = verifier_view(text, info.outcome, info.result, parse_verifier(text))

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from tracetui.render import highlight as hl
 from tracetui.render.highlight import GUESS_LIMIT, heredocs, highlight, language_for_path, lexer_for
+from tracetui.render.palette import DEFAULT_PALETTE
 
 PYTHON_KEYWORD = "#66d9ef"  # monokai's keyword colour; bash does not colour `def`
 
@@ -31,7 +32,7 @@ def styled_words(text):
     ("print(1)", "/app/solve.py"), ("", "python"), ("\t\t\n", "bash"),
 ])
 def test_plain_text_is_exactly_the_code(code, lang):
-    assert highlight(code, lang).plain == code
+    assert highlight(code, lang, DEFAULT_PALETTE).plain == code
 
 
 def test_languages_resolve_by_alias_file_name_and_path():
@@ -44,7 +45,7 @@ def test_languages_resolve_by_alias_file_name_and_path():
 
 
 def test_code_gets_styles():
-    text = highlight("def f(x):\n    return x\n", "python")
+    text = highlight("def f(x):\n    return x\n", "python", DEFAULT_PALETTE)
     assert PYTHON_KEYWORD in styled_words(text)["def"]
 
 
@@ -90,22 +91,22 @@ def test_heredoc_edge_cases():
 
 def test_shell_is_highlighted_with_heredoc_bodies_in_their_language():
     code = "cat > solve.py << 'EOF'\ndef main():\n    pass\nEOF\npython3 solve.py\n"
-    text = highlight(code, "bash")
+    text = highlight(code, "bash", DEFAULT_PALETTE)
     assert text.plain == code
     words = styled_words(text)
     assert PYTHON_KEYWORD in words["def"]
     assert words.get("EOF") != words["def"]
     # the same body lexed as shell does not colour `def` like a Python keyword
-    assert PYTHON_KEYWORD not in styled_words(highlight("def main():\n", "bash")).get("def", {None})
+    assert PYTHON_KEYWORD not in styled_words(highlight("def main():\n", "bash", DEFAULT_PALETTE)).get("def", {None})
 
 
 def test_guessing_only_small_snippets():
-    assert highlight("def f(x):\n    return x\n", None).spans
-    assert highlight('{"a": 1}', None).spans
-    assert not highlight("Just a sentence of prose, nothing more.", None).spans
+    assert highlight("def f(x):\n    return x\n", None, DEFAULT_PALETTE).spans
+    assert highlight('{"a": 1}', None, DEFAULT_PALETTE).spans
+    assert not highlight("Just a sentence of prose, nothing more.", None, DEFAULT_PALETTE).spans
     big = "def f(x):\n    return x\n" * (GUESS_LIMIT // 20)
     assert len(big) > GUESS_LIMIT
-    assert not highlight(big, None).spans
+    assert not highlight(big, None, DEFAULT_PALETTE).spans
 
 
 def test_big_input_never_reaches_the_guesser(monkeypatch):
@@ -115,9 +116,9 @@ def test_big_input_never_reaches_the_guesser(monkeypatch):
     monkeypatch.setattr(hl, "guess_lexer", refuse)
     monkeypatch.setattr(hl, "_SNIFFERS", [])
     hl._guess_small.cache_clear()
-    highlight("some words " * 1000, None)
+    highlight("some words " * 1000, None, DEFAULT_PALETTE)
     with pytest.raises(AssertionError):
-        highlight("some small words", None)
+        highlight("some small words", None, DEFAULT_PALETTE)
     hl._guess_small.cache_clear()
 
 
@@ -125,9 +126,9 @@ def test_two_hundred_line_heredoc_styles_quickly():
     body = "".join(f"def f{i}(x):\n    return x * {i}  # note\n" for i in range(99))
     code = f"cat > big.py << 'EOF'\n{body}EOF\n"
     assert code.count("\n") == 200
-    highlight(code, "bash")  # lexers load once
+    highlight(code, "bash", DEFAULT_PALETTE)  # lexers load once
     start = time.process_time()
-    text = highlight(code, "bash")
+    text = highlight(code, "bash", DEFAULT_PALETTE)
     assert time.process_time() - start < 0.05
     assert text.plain == code
 
@@ -136,6 +137,6 @@ def test_two_hundred_line_heredoc_styles_quickly():
 @given(st.text(st.sampled_from(list("ab<>'\"\n\t -=EOF{}#$()`\\cat>pyPY")), max_size=120),
        st.sampled_from([None, "bash", "python", "json", "rust", "c", "yaml", "nope", "Makefile", "diff"]))
 def test_highlight_keeps_text_for_any_input(code, lang):
-    assert highlight(code, lang).plain == code
+    assert highlight(code, lang, DEFAULT_PALETTE).plain == code
     for start, end, _ in heredocs(code):
         assert 0 <= start <= end <= len(code)

@@ -15,6 +15,7 @@ from rich.style import Style
 from tracetui.trace.model import Message
 from tracetui.render import messages as msgs
 from tracetui.render.messages import MAX_LINES, MessageState, message_blocks
+from tracetui.render.palette import DEFAULT_PALETTE
 
 GOLDEN = Path(__file__).parent / "fixtures" / "harbor-golden"
 STATES = [MessageState(), MessageState(think_open=True), MessageState(expanded=True), MessageState(True, True)]
@@ -36,7 +37,7 @@ def check(blocks, i):
     for block in blocks:
         assert block.message == i
         assert not CONTROL.search(block.text), repr(block.text)
-        styled = block.styled()
+        styled = block.styled(DEFAULT_PALETTE)
         assert styled.plain == block.text
         assert all(getattr(span.style, "link", None) is None for span in styled.spans)
     return blocks
@@ -81,7 +82,7 @@ def test_invalid_json_reply_is_shown_unparsed_with_the_harness_error_beneath():
     error = next(k for k, t in enumerate(text) if t.startswith("ERROR: Missing required fields: analysis, plan"))
     assert marker < raw < error
     assert "Extra text detected before JSON object" in text[error]
-    assert blocks[error].style == msgs.ERROR_STYLE
+    assert blocks[error].style == "error"
 
 
 def test_prose_reply_flagged_by_the_harness_is_unparsed():
@@ -110,7 +111,7 @@ def test_reply_with_own_parse_error_and_no_harness_message():
 def test_harness_messages_get_badges(name, i, badge):
     header = message_blocks(golden(name), i)[0]
     assert badge in header.text
-    styled = header.styled()
+    styled = header.styled(DEFAULT_PALETTE)
     start = styled.plain.index(badge)
     assert any(s.start <= start < s.end and "on" in str(s.style) for s in styled.spans)
 
@@ -152,20 +153,20 @@ def test_heredoc_in_a_command_is_highlighted_in_its_language():
     action = {"analysis": "a", "plan": "p", "commands": [{"keystrokes": keystrokes, "duration": 0.1}]}
     blocks = check(message_blocks(history(("user", "go"), ("assistant", json.dumps(action))), 1), 1)
     [code] = [b for b in blocks if b.text == keystrokes[:-1]]
-    styled = code.styled()
+    styled = code.styled(DEFAULT_PALETTE)
     assert "#66d9ef" in colours_at(styled, styled.plain.index("def"))
 
 
 def test_blocks_never_run_pygments(monkeypatch):
     calls = []
-    monkeypatch.setattr(msgs, "highlight", lambda code, lang: calls.append(lang) or __import__("rich.text").text.Text(code))
+    monkeypatch.setattr(msgs, "highlight", lambda code, lang, palette: calls.append(lang) or __import__("rich.text").text.Text(code))
     keystrokes = "cat > a.py <<EOF\nx = 1\nEOF\n"
     content = json.dumps({"analysis": "a", "plan": "p", "commands": [{"keystrokes": keystrokes, "duration": 1}]})
     blocks = message_blocks(history(("user", "```python\nx = 1\n```"), ("assistant", content)), 1)
     blocks += message_blocks(history(("user", "```python\nx = 1\n```")), 0)
     assert calls == []
     for block in blocks:
-        block.styled()
+        block.styled(DEFAULT_PALETTE)
     assert calls == ["bash", "python"]
 
 
@@ -179,7 +180,7 @@ def test_observation_terminal_block():
     assert lines[:2] == ["root@x:/app# pytest", "FAILED test_a"]
     assert "… 38 blank lines" in lines
     assert "✂ 12,345 bytes omitted by the harness (output limited to 10,000 bytes)" in lines
-    styled = terminal.styled()
+    styled = terminal.styled(DEFAULT_PALETTE)
     assert "ansi 1" in colours_at(styled, styled.plain.index("FAILED"))
     assert "ansi 1" not in colours_at(styled, styled.plain.index("test_a"))
     assert any(style.reverse for style in styles_at(styled, styled.plain.index("✂")))
@@ -205,9 +206,9 @@ def test_tool_calls_are_shown_with_code_arguments_highlighted():
     text = [b.text for b in blocks]
     assert "⚙ str_replace_editor  command=create  path=/app/solve.py" in text
     [python] = [b for b in blocks if b.text.startswith("def f():")]
-    assert "#66d9ef" in colours_at(python.styled(), 0)
+    assert "#66d9ef" in colours_at(python.styled(DEFAULT_PALETTE), 0)
     [bash] = [b for b in blocks if b.text == 'echo "hi" > /app/x']
-    assert not bash.wrap and colours_at(bash.styled(), 0)
+    assert not bash.wrap and colours_at(bash.styled(DEFAULT_PALETTE), 0)
 
 
 def test_fenced_code_in_prose():
@@ -216,8 +217,8 @@ def test_fenced_code_in_prose():
     blocks = check(message_blocks(history(("system", content)), 0), 0)
     code = [b for b in blocks if not b.wrap]
     assert [b.text.split("\n")[0] for b in code[:2]] == ["def f(): pass", "import os"]
-    assert code[0].styled().spans and code[1].styled().spans  # tagged, and a small guess
-    assert not any(b.styled().spans for b in code[2:])  # never guessed on big input
+    assert code[0].styled(DEFAULT_PALETTE).spans and code[1].styled(DEFAULT_PALETTE).spans  # tagged, and a small guess
+    assert not any(b.styled(DEFAULT_PALETTE).spans for b in code[2:])  # never guessed on big input
 
 
 def test_other_roles_render_as_prose():

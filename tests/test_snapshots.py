@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from .scenarios import SCENARIOS, SIZES, demo_app
+from .scenarios import CASES, SCENARIOS, demo_app
 
 
 @pytest.fixture(scope="module")
@@ -15,7 +15,6 @@ def demo_folder(tmp_path_factory):
     return tmp_path_factory.mktemp("snap") / "demo"
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-@pytest.mark.parametrize("name", list(SCENARIOS))
+@pytest.mark.parametrize("name, size", [pytest.param(n, s, id=f"{n}-{s[0]}x{s[1]}") for n, s in CASES])
 def test_snapshot(snap_compare, demo_folder, name, size):
     assert snap_compare(demo_app(demo_folder), terminal_size=size, run_before=SCENARIOS[name])

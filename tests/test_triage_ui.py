@@ -134,7 +134,7 @@ async def test_help_lists_every_binding(sources):
         from tracetui.ui.screens.help import bindings_table
 
         console = Console(width=100, record=True)
-        console.print(bindings_table())
+        console.print(bindings_table({}))
         text = console.export_text()
         shown = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
         assert "Next trial" in shown and "Everywhere" in shown

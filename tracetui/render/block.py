@@ -2,6 +2,7 @@
 
 Renderers turn a message into blocks; the view wraps `text` cheaply to know heights, and calls
 `styler` only for blocks that scroll into view, so highlighting never runs on hidden content.
+Blocks name palette roles, not colours, so a theme change restyles them without rebuilding them.
 """
 
 from __future__ import annotations
@@ -11,15 +12,17 @@ from typing import Callable
 
 from rich.text import Text
 
+from .palette import Palette
+
 
 @dataclass(eq=False, slots=True)
 class Block:
     text: str
     """Plain text as shown: sanitized (no control characters but newlines) and already cut."""
     style: str = ""
-    """Base Rich style for the whole block (applied beneath the styler's spans)."""
-    styler: Callable[[], Text] | None = None
-    """Returns a Text whose `.plain == text`, with highlighting; called lazily, at most once."""
+    """Palette role of the whole block's base style (applied beneath the styler's spans); "" for none."""
+    styler: Callable[[Palette], Text] | None = None
+    """Returns a Text whose `.plain == text`, with highlighting in the palette's colours; called lazily."""
     indent: int = 0
     """Cells of left padding on every line."""
     wrap: bool = True
@@ -29,9 +32,9 @@ class Block:
     message: int = -1
     """Index of the message this block belongs to in the trial history; -1 for trial-level blocks."""
 
-    def styled(self) -> Text:
+    def styled(self, palette: Palette) -> Text:
         """The block's Text with its base style and any highlighting (never parses markup)."""
-        text = self.styler() if self.styler is not None else Text(self.text)
+        text = self.styler(palette) if self.styler is not None else Text(self.text)
         if self.style:
-            text.stylize_before(self.style)
+            text.stylize_before(palette[self.style])
         return text

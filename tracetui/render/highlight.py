@@ -15,35 +15,19 @@ from functools import lru_cache
 import orjson
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename, guess_lexer
-from pygments.styles import get_style_by_name
-from pygments.token import Token, _TokenType
 from pygments.util import ClassNotFound
-from rich.style import Style
 from rich.text import Span, Text
+
+from .palette import Palette
 
 GUESS_LIMIT = 4096
 """Only snippets up to this many characters get their language guessed (guessing is slow)."""
 
 _LEXER_OPTIONS = {"stripnl": False, "ensurenl": False, "tabsize": 0}
-_PYGMENTS_STYLE = get_style_by_name("monokai")
 _GUESSABLE = {"bash", "c", "cpp", "diff", "docker", "go", "html", "ini", "java", "javascript",
               "json", "make", "php", "python", "ruby", "rust", "sql", "toml", "typescript", "xml",
               "yaml"}
 _SHELL = "bash"
-
-
-@lru_cache(maxsize=None)
-def _token_style(ttype: _TokenType) -> Style | None:
-    """Monokai colours without backgrounds; plain text keeps the block's own style."""
-    if ttype in Token.Text or ttype is Token:
-        return None
-    while not _PYGMENTS_STYLE.styles_token(ttype) and ttype.parent is not None:
-        ttype = ttype.parent  # Pygments styles name only some token types; the rest inherit
-    spec = _PYGMENTS_STYLE.style_for_token(ttype)
-    style = Style(color=f"#{spec['color']}" if spec["color"] else None,
-                  bold=spec["bold"] or None, italic=spec["italic"] or None,
-                  underline=spec["underline"] or None)
-    return style or None
 
 
 @lru_cache(maxsize=256)
@@ -88,7 +72,7 @@ def warm_up() -> None:
         for lang in WARM_LANGUAGES:
             lexer = lexer_for(lang)
             if lexer is not None:
-                _lex("x = 1\n", lexer)
+                list(lexer.get_tokens("x = 1\n"))
 
     threading.Thread(target=run, name="tracetui-warm-up", daemon=True).start()
 
@@ -99,14 +83,15 @@ def language_for_path(path: str) -> str | None:
     return lexer.aliases[0] if lexer is not None else None
 
 
-def highlight(code: str, lang: str | None) -> Text:
-    """`code` highlighted as `lang` (guessed on small snippets when None); `.plain == code`."""
+def highlight(code: str, lang: str | None, palette: Palette) -> Text:
+    """`code` highlighted as `lang` (guessed on small snippets when None) in the palette's token
+    colours; `.plain == code`."""
     lexer = lexer_for(lang) if lang else _guess(code)
     if lexer is None:
         return Text(code)
     if lexer.aliases[0] == _SHELL:
-        return _shell(code)
-    return _lex(code, lexer)
+        return _shell(code, palette)
+    return _lex(code, lexer, palette)
 
 
 def _guess(code: str) -> Lexer | None:
@@ -148,13 +133,13 @@ def _guess_small(code: str) -> Lexer | None:
     return lexer if lexer.aliases[:1] and lexer.aliases[0] in _GUESSABLE else None
 
 
-def _lex(code: str, lexer: Lexer) -> Text:
+def _lex(code: str, lexer: Lexer, palette: Palette) -> Text:
     spans = []
     pos = 0
     try:
         for ttype, value in lexer.get_tokens(code):
             end = pos + len(value)
-            style = _token_style(ttype)
+            style = palette.token(ttype)
             if style is not None and end > pos:
                 spans.append(Span(pos, end, style))
             pos = end
@@ -166,19 +151,19 @@ def _lex(code: str, lexer: Lexer) -> Text:
     return text
 
 
-def _shell(code: str) -> Text:
+def _shell(code: str, palette: Palette) -> Text:
     """Shell code with each heredoc body highlighted in the language of its target."""
     bodies = heredocs(code)
     if not bodies:
-        return _lex(code, lexer_for(_SHELL))
+        return _lex(code, lexer_for(_SHELL), palette)
     text = Text()
     pos = 0
     for start, end, lang in bodies:
-        text.append_text(_lex(code[pos:start], lexer_for(_SHELL)))
+        text.append_text(_lex(code[pos:start], lexer_for(_SHELL), palette))
         lexer = lexer_for(lang) if lang else None  # a shell body is lexed without its own heredocs
-        text.append_text(_lex(code[start:end], lexer) if lexer is not None else Text(code[start:end]))
+        text.append_text(_lex(code[start:end], lexer, palette) if lexer is not None else Text(code[start:end]))
         pos = end
-    text.append_text(_lex(code[pos:], lexer_for(_SHELL)))
+    text.append_text(_lex(code[pos:], lexer_for(_SHELL), palette))
     return text
 
 

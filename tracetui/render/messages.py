@@ -37,37 +37,21 @@ TAIL_CHARS = 1000
 BLANK_RUN = 3
 """Consecutive blank terminal lines from which they collapse into one marker line."""
 
-# Colours for a dark terminal: blue assistant, green user, magenta for harness plumbing, red
-# errors, yellow warnings, grey for whatever is folded or secondary.
-ROLE_STYLES = {"assistant": "bold #5fafff", "user": "bold #87d75f", "system": "bold #d787ff"}
-OTHER_ROLE_STYLE = "bold #d0d0d0"
-META_STYLE = "#808080"
-RESTART_STYLE = "bold #d787ff"
 BADGES = {
-    "parse_error": ("⚠ parse error", "bold #ffffff on #af0000"),
-    "warning": ("⚠ warnings", "bold #000000 on #d7af00"),
-    "completion_check": ("? completion check", "bold #000000 on #5fafd7"),
-    "timeout": ("⏱ timeout", "bold #000000 on #ff8700"),
-    "output_limit": ("✂ output limit", "bold #ffffff on #af0000"),
-    "handoff": ("⇄ handoff", "bold #ffffff on #875faf"),
-    "unparsed": ("⚠ unparsed reply", "bold #ffffff on #af0000"),
-    "prompt": ("prompt", "#87d75f"),
-    "observation": ("terminal", "#808080"),
+    "parse_error": "⚠ parse error",
+    "warning": "⚠ warnings",
+    "completion_check": "? completion check",
+    "timeout": "⏱ timeout",
+    "output_limit": "✂ output limit",
+    "handoff": "⇄ handoff",
+    "unparsed": "⚠ unparsed reply",
+    "prompt": "prompt",
+    "observation": "terminal",
 }
-HARNESS_STYLES = {"parse_error": "#ff8787", "warning": "#ffd75f", "completion_check": "#87d7ff",
-                  "timeout": "#ffaf5f", "output_limit": "#ff8787", "handoff": ""}
-THINK_STYLE = "italic #8a8a8a"
-LABEL_STYLE = "bold #87afd7"
-FOLDED_STYLE = "#808080"
-MARKER_STYLE = "italic #6c6c6c"
-OMITTED_STYLE = "reverse #d7af00"
-ERROR_STYLE = "#ff8787"
-WARNING_STYLE = "#ffd75f"
-COMMAND_STYLE = "#808080"
-KEY_STYLE = "bold #ffaf5f"
-COMPLETE_STYLE = "bold #5fd75f"
-TOOL_STYLE = "bold #5fd7d7"
-TERMINAL_STYLE = "#d0d0d0"
+"""The header badge of each kind of message; its style is the palette role `badge.<kind>`."""
+HEADER_ROLES = ("assistant", "user", "system")
+"""Message roles with a header colour of their own (palette roles of the same name); others get
+`other_role`."""
 
 _CODE_ARGUMENTS = {"command": "bash", "cmd": "bash", "code": "python",
                    "file_text": None, "new_str": None, "old_str": None, "content": None,
@@ -111,20 +95,21 @@ def message_blocks(history: Sequence[Message], i: int, state: MessageState = Mes
 
 def _header(message: Message, i: int, total: int, badge: str | None, size: int) -> Block:
     role = (sanitize(message.role)[:40] if isinstance(message.role, str) else "") or "?"
-    pieces = [(role, ROLE_STYLES.get(role, OTHER_ROLE_STYLE))]
+    pieces = [(role, role if role in HEADER_ROLES else "other_role")]
     if badge is not None:
-        pieces += [("  ", ""), (f" {BADGES[badge][0]} ", BADGES[badge][1])]
+        pieces += [("  ", ""), (f" {BADGES[badge]} ", f"badge.{badge}")]
     meta = f"  episode {message.episode} · #{i + 1}/{total} · {_size(size)}"
-    pieces.append((meta, META_STYLE))
+    pieces.append((meta, "meta"))
     if message.restart:
-        pieces.append(("  ⟲ context summarized — history restarts", RESTART_STYLE))
+        pieces.append(("  ⟲ context summarized — history restarts", "restart"))
     return _pieces_block(pieces)
 
 
 def _pieces_block(pieces: list[tuple[str, str]], **fields) -> Block:
-    """A block made of our own (already safe) fragments, each in its style."""
+    """A block made of our own (already safe) fragments, each in the style of its palette role."""
     text = "".join(piece for piece, _ in pieces)
-    return Block(text, styler=lambda: Text.assemble(*pieces), **fields)
+    styler = lambda palette: Text.assemble(*((piece, palette[role] if role else "") for piece, role in pieces))
+    return Block(text, styler=styler, **fields)
 
 
 def _size(n: int) -> str:
@@ -190,7 +175,7 @@ def _hidden_marker(s: str, head_end: int, tail_start: int, indent: int) -> Block
     end = tail_start - (tail_start > start and s[tail_start - 1] == "\n")
     lines = s.count("\n", start, end) + 1 if end > start else 0
     what = f"{lines:,} lines" if lines > 1 else f"{end - start:,} characters"
-    return Block(f"… {what} ({_size(end - start)}) hidden — Enter to expand", style=MARKER_STYLE,
+    return Block(f"… {what} ({_size(end - start)}) hidden — Enter to expand", style="marker",
                  indent=indent, action="expand")
 
 
@@ -201,7 +186,7 @@ def _cut_blocks(raw: str, state: MessageState, make: Callable[[str], list[Block]
     if cut is None:
         return make(raw)
     if state.expanded:
-        collapse = Block("▴ shown whole — Enter to collapse", style=MARKER_STYLE, indent=indent,
+        collapse = Block("▴ shown whole — Enter to collapse", style="marker", indent=indent,
                          action="expand")
         return [*make(raw), collapse]
     head_end, tail_start = cut
@@ -215,14 +200,14 @@ def _prose(raw: str, state: MessageState, style: str = "", indent: int = 0,
            label: str = "") -> list[Block]:
     """Prose with its fenced code blocks highlighted; `label` (e.g. "Analysis") leads it."""
     if not raw.strip():
-        return [Block(f"{label}:", style=LABEL_STYLE, indent=indent)] if label else []
+        return [Block(f"{label}:", style="label", indent=indent)] if label else []
     blocks = _cut_blocks(raw, state, lambda piece: _prose_piece(piece, style, indent), indent)
     if label:
         first = blocks[0] if blocks else None
         if first is not None and first.wrap and first.action is None:
             blocks[0] = _labelled(label, first)
         else:
-            blocks.insert(0, Block(f"{label}:", style=LABEL_STYLE, indent=indent))
+            blocks.insert(0, Block(f"{label}:", style="label", indent=indent))
     return blocks
 
 
@@ -230,7 +215,7 @@ def _labelled(label: str, block: Block) -> Block:
     """The block with `Label: ` in front of its first line."""
     prefix = f"{label}: "
     inner = block.styler
-    styler = lambda: Text.assemble((prefix, LABEL_STYLE), inner() if inner else block.text)
+    styler = lambda palette: Text.assemble((prefix, palette["label"]), inner(palette) if inner else block.text)
     return Block(prefix + block.text, style=block.style, styler=styler, indent=block.indent)
 
 
@@ -253,7 +238,7 @@ def _text_block(raw: str, style: str, indent: int) -> Block:
 
 def _code_block(raw: str, lang: str | None, indent: int) -> Block:
     text = sanitize(raw)
-    return Block(text, styler=lambda: highlight(text, lang), indent=indent, wrap=False)
+    return Block(text, styler=lambda palette: highlight(text, lang, palette), indent=indent, wrap=False)
 
 
 def _code(raw: str, lang: str | None, state: MessageState, indent: int) -> list[Block]:
@@ -264,24 +249,24 @@ def _terminal(raw: str, state: MessageState, indent: int = 2) -> list[Block]:
     """Terminal output: ANSI colours, blank runs collapsed, the harness's cut made visible."""
     raw = raw.removesuffix("\n")
     if not raw.strip():
-        return [Block("(no output)", style=MARKER_STYLE, indent=indent)]
+        return [Block("(no output)", style="marker", indent=indent)]
     return _cut_blocks(raw, state, lambda piece: [_terminal_piece(piece, indent)], indent)
 
 
 def _terminal_piece(raw: str, indent: int) -> Block:
-    segments: list[tuple[str, str | None]] = []  # (raw text, None) or (marker, its style)
+    segments: list[tuple[str, str | None]] = []  # (raw text, None) or (marker, its palette role)
     pos = 0
     for omitted in _OMITTED.finditer(raw):
         segments += _blank_runs(raw[pos : omitted.start()])
         limit, hidden = (int(group.replace(",", "")) for group in omitted.groups())
         note = f"✂ {hidden:,} bytes omitted by the harness (output limited to {limit:,} bytes)"
-        segments.append((note, OMITTED_STYLE))
+        segments.append((note, "omitted"))
         pos = omitted.end()
     segments += _blank_runs(raw[pos:])
-    text = "\n".join(sanitize(s) if style is None else s for s, style in segments)
-    styler = lambda: Text("\n").join(ansi_text(s) if style is None else Text(s, style)
-                                     for s, style in segments)
-    return Block(text, style=TERMINAL_STYLE, styler=styler, indent=indent, wrap=False)
+    text = "\n".join(sanitize(s) if role is None else s for s, role in segments)
+    styler = lambda palette: Text("\n").join(ansi_text(s) if role is None else Text(s, palette[role])
+                                             for s, role in segments)
+    return Block(text, style="terminal", styler=styler, indent=indent, wrap=False)
 
 
 def _blank_runs(raw: str) -> list[tuple[str, str | None]]:
@@ -298,7 +283,7 @@ def _blank_runs(raw: str) -> list[tuple[str, str | None]]:
         if run - k >= BLANK_RUN:
             if k > start:
                 segments.append(("\n".join(lines[start:k]), None))
-            segments.append((f"… {run - k} blank lines", MARKER_STYLE))
+            segments.append((f"… {run - k} blank lines", "marker"))
             start = run
         k = max(run, k + 1)
     if start < len(lines):
@@ -323,9 +308,9 @@ def _assistant(reply: AssistantReply, harness: str | None, state: MessageState) 
     for call in reply.tool_calls:
         blocks += _tool_call(call, state)
     if reply.task_complete:
-        blocks.append(Block("✔ task_complete", style=COMPLETE_STYLE))
+        blocks.append(Block("✔ task_complete", style="complete"))
     elif reply.format in ("json", "xml") and not reply.commands:
-        blocks.append(Block("(no commands)", style=MARKER_STYLE))
+        blocks.append(Block("(no commands)", style="marker"))
     return blocks
 
 
@@ -334,9 +319,9 @@ def _think(think: str, state: MessageState) -> list[Block]:
     if not state.think_open:
         words = " ".join(sanitize(think[:400]).split())
         preview = words if len(words) <= 100 else words[:99].rstrip() + "…"
-        return [Block(f"▸ thinking ({size}): {preview}", style=THINK_STYLE, action="think")]
-    return [Block(f"▾ thinking ({size})", style=THINK_STYLE, action="think"),
-            *_prose(think, state, style=THINK_STYLE, indent=2)]
+        return [Block(f"▸ thinking ({size}): {preview}", style="think", action="think")]
+    return [Block(f"▾ thinking ({size})", style="think", action="think"),
+            *_prose(think, state, style="think", indent=2)]
 
 
 def _harness_feedback(history: Sequence[Message], i: int) -> str | None:
@@ -350,18 +335,18 @@ def _harness_feedback(history: Sequence[Message], i: int) -> str | None:
 
 def _unparsed(reply: AssistantReply, harness: str | None, state: MessageState) -> list[Block]:
     """The raw reply, flagged, with why it did not parse beneath it."""
-    blocks = [Block("⚠ unparsed reply", style="bold " + ERROR_STYLE)]
+    blocks = [Block("⚠ unparsed reply", style="error.heading")]
     blocks += _cut_blocks(reply.body.strip("\n"), state,
                           lambda piece: [_text_block(piece, "", 2)], 2)
     if harness is not None:
         feedback = harness.partition("\n")[2].split("\n\nPlease fix these issues")[0].strip()
-        blocks.append(Block("↳ harness said:", style="bold " + ERROR_STYLE, indent=2))
-        blocks += _prose(feedback, state, style=ERROR_STYLE, indent=4)
+        blocks.append(Block("↳ harness said:", style="error.heading", indent=2))
+        blocks += _prose(feedback, state, style="error", indent=4)
     else:
-        blocks.append(Block(f"↳ parser: {sanitize(reply.error or '')}", style=ERROR_STYLE, indent=2))
+        blocks.append(Block(f"↳ parser: {sanitize(reply.error or '')}", style="error", indent=2))
         if reply.warnings:
             warnings = "\n".join(f"- {w}" for w in reply.warnings)
-            blocks += _prose(warnings, state, style=WARNING_STYLE, indent=4)
+            blocks += _prose(warnings, state, style="warning", indent=4)
     return blocks
 
 
@@ -370,22 +355,22 @@ def _command(number: int, command: Command, state: MessageState) -> list[Block]:
     timing = f"⏱ {command.duration:g}s" if command.duration is not None else "⏱ 1s (default)"
     head = f"{number:>2}. "
     if key is not None:
-        return [_pieces_block([(head, COMMAND_STYLE), (f"⌨ {sanitize(key)}", KEY_STYLE),
-                               (f"   {timing}", COMMAND_STYLE)])]
+        return [_pieces_block([(head, "command"), (f"⌨ {sanitize(key)}", "key"),
+                               (f"   {timing}", "command")])]
     if not keystrokes:
-        return [Block(f"{head}(wait)   {timing}", style=COMMAND_STYLE)]
+        return [Block(f"{head}(wait)   {timing}", style="command")]
     enter = keystrokes.endswith("\n")
     note = "" if enter else "   (no Enter: typed, not run)"
-    return [Block(f"{head}{timing}{note}", style=COMMAND_STYLE),
+    return [Block(f"{head}{timing}{note}", style="command"),
             *_code(keystrokes[:-1] if enter else keystrokes, "bash", state, indent=4)]
 
 
 def _tool_call(call: ToolCall, state: MessageState) -> list[Block]:
     name = sanitize(call.name)[:80]
     if call.error is not None:
-        return [Block(f"⚙ {name}: unparsed tool call", style="bold " + ERROR_STYLE),
+        return [Block(f"⚙ {name}: unparsed tool call", style="error.heading"),
                 *_code(call.raw, None, state, indent=4),
-                Block(f"↳ {sanitize(call.error)}", style=ERROR_STYLE, indent=2)]
+                Block(f"↳ {sanitize(call.error)}", style="error", indent=2)]
     arguments = dict(call.arguments)
     blocks = []
     keystrokes = arguments.pop("keystrokes", None)
@@ -401,14 +386,14 @@ def _tool_call(call: ToolCall, state: MessageState) -> list[Block]:
         key = sanitize(str(key))[:80]
         if isinstance(value, str) and key in _CODE_ARGUMENTS and not (key == "command" and editor):
             lang = _CODE_ARGUMENTS[key] or str(arguments.get("path") or "") or None  # resolved lazily
-            blocks += [Block(f"{key}:", style=COMMAND_STYLE, indent=2),
+            blocks += [Block(f"{key}:", style="command", indent=2),
                        *_code(value.removesuffix("\n"), lang, state, indent=4)]
         elif isinstance(value, str) and ("\n" in value or len(value) > 100):
             blocks += _prose(value, state, indent=2, label=key)
         else:
             shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
             inline.append(f"{key}={sanitize(shown)[:200]}")
-    pieces = [(f"⚙ {name}", TOOL_STYLE)] + ([("  " + "  ".join(inline), COMMAND_STYLE)] if inline else [])
+    pieces = [(f"⚙ {name}", "tool")] + ([("  " + "  ".join(inline), "command")] if inline else [])
     return [_pieces_block(pieces), *blocks]
 
 
@@ -422,10 +407,10 @@ def _user_parts(kind: str, parts: tuple[Part, ...], state: MessageState) -> list
         elif part.kind == "terminal":
             blocks += _terminal(part.text, state)
         elif part.kind == "code":
-            blocks += [Block(f"{sanitize(part.label)}:", style=COMMAND_STYLE),
+            blocks += [Block(f"{sanitize(part.label)}:", style="command"),
                        *_code(part.text, part.lang, state, indent=2)]
         elif part.kind == "harness" and kind in HARNESS_KINDS:
-            blocks += _prose(part.text.strip("\n"), state, style=HARNESS_STYLES.get(kind, ""))
+            blocks += _prose(part.text.strip("\n"), state, style=f"harness.{kind}")
         else:
             blocks += _prose(part.text.strip("\n"), state, label=sanitize(part.label))
     return blocks
@@ -434,6 +419,6 @@ def _user_parts(kind: str, parts: tuple[Part, ...], state: MessageState) -> list
 def _template(part: Part, state: MessageState) -> list[Block]:
     title = f"{sanitize(part.label)} ({_size(len(part.text))})"
     if not state.expanded:
-        return [Block(f"▸ {title}", style=FOLDED_STYLE, action="expand")]
-    return [Block(f"▾ {title}", style=FOLDED_STYLE, action="expand"),
-            *_prose(part.text.strip("\n"), state, style=FOLDED_STYLE, indent=2)]
+        return [Block(f"▸ {title}", style="folded", action="expand")]
+    return [Block(f"▾ {title}", style="folded", action="expand"),
+            *_prose(part.text.strip("\n"), state, style="folded", indent=2)]

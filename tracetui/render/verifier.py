@@ -12,22 +12,25 @@ from rich.text import Text
 from ..trace.sanitize import sanitize
 from .ansi import ansi_text
 from .block import Block
+from .palette import Palette
 
 if TYPE_CHECKING:
     from ..verifier import VerifierReport
 
 HEAD_LINES, TAIL_LINES = 1500, 3000
 """A log longer than both is shown cut, like a long message, until expanded."""
-STATUS_STYLES = tuple(
-    (re.compile(pattern, re.MULTILINE), style)
-    for pattern, style in (
-        (r"\b(PASSED|passed|PASS|ok)\b", "green"),
-        (r"\b(FAILED|failed|FAIL|ERROR|error|panicked)\b", "bold red"),
-        (r"^E\s.*$", "red"),
-        (r"\b(SKIPPED|skipped|XFAIL|xfailed)\b", "yellow"),
+STATUS_ROLES = tuple(
+    (re.compile(pattern, re.MULTILINE), role)
+    for pattern, role in (
+        (r"\b(PASSED|passed|PASS|ok)\b", "log.passed"),
+        (r"\b(FAILED|failed|FAIL|ERROR|error|panicked)\b", "log.failed"),
+        (r"^E\s.*$", "log.error_line"),
+        (r"\b(SKIPPED|skipped|XFAIL|xfailed)\b", "log.skipped"),
     )
 )
-OUTCOME_STYLE = {"pass": "bold green", "partial": "bold yellow", "fail": "bold red", "error": "bold magenta"}
+"""Palette roles of the status words in a log."""
+COLOURED_OUTCOMES = ("pass", "partial", "fail", "error")
+"""Outcomes whose verdict has a colour (palette role `outcome.<outcome>`); others are just bold."""
 
 
 @dataclass(slots=True)
@@ -48,21 +51,22 @@ def verifier_view(
 ) -> VerifierView:
     from ..verifier import verdict_line  # the caller parsed the log: the parser is loaded already
 
-    style = OUTCOME_STYLE.get(outcome, "bold")
+    role = f"outcome.{outcome}" if outcome in COLOURED_OUTCOMES else "heading"
     if text is None:
         why = f" — the trial ended with {sanitize(result)}" if outcome == "error" and result else ""
-        return VerifierView([Block(f"The verifier did not run{why}.", style=style)])
-    blocks = [Block(sanitize(verdict_line(outcome, result, report)), style=style)]
+        return VerifierView([Block(f"The verifier did not run{why}.", style=role)])
+    blocks = [Block(sanitize(verdict_line(outcome, result, report)), style=role)]
     failures = {f.test: f for f in report.failures}
     failed = report.failed_tests
     if failed:
-        blocks.append(Block(f"Failed tests ({len(failed)}) — Enter jumps to the traceback", style="bold"))
+        blocks.append(Block(f"Failed tests ({len(failed)}) — Enter jumps to the traceback", style="heading"))
         for name in failed:
             failure = failures.get(name)
             line = failure.line if failure else next((t.line for t in report.tests if t.name == name), -1)
             assertion = f"\n    {failure.assertion}" if failure and failure.assertion else ""
-            blocks.append(Block(sanitize(f"✘ {name}{assertion}"), style="red", action=f"goto:{line}", indent=1))
-    blocks.append(Block("Log", style="bold"))
+            blocks.append(Block(sanitize(f"✘ {name}{assertion}"), style="failed_test", action=f"goto:{line}",
+                                indent=1))
+    blocks.append(Block("Log", style="heading"))
     view = VerifierView(blocks)
     raw_lines = text.split("\n")
     shown = _shown_ranges(len(raw_lines), expanded)
@@ -76,14 +80,15 @@ def verifier_view(
                 continue
             if a > position:
                 _log_block(view, raw_lines, position, a)
-            blocks.append(Block(f"▸ {b - a} lines of install output — Enter to show", style="dim", action=f"noise:{number}"))
+            blocks.append(Block(f"▸ {b - a} lines of install output — Enter to show", style="fold",
+                                action=f"noise:{number}"))
             view.line_block.append((a, len(blocks) - 1))
             position = max(position, b)
         if position < stop:
             _log_block(view, raw_lines, position, stop)
         if stop < len(raw_lines) and (start, stop) == shown[0] and len(shown) > 1:
             hidden = shown[1][0] - stop
-            blocks.append(Block(f"… {hidden:,} lines hidden — Enter to expand", style="dim", action="expand"))
+            blocks.append(Block(f"… {hidden:,} lines hidden — Enter to expand", style="fold", action="expand"))
     return view
 
 
@@ -96,10 +101,10 @@ def _shown_ranges(count: int, expanded: bool) -> list[tuple[int, int]]:
 def _log_block(view: VerifierView, raw_lines: list[str], start: int, stop: int) -> None:
     raw = "\n".join(raw_lines[start:stop])
 
-    def styler(raw: str = raw) -> Text:
+    def styler(palette: Palette, raw: str = raw) -> Text:
         text = ansi_text(raw)
-        for pattern, style in STATUS_STYLES:
-            text.highlight_regex(pattern, style)
+        for pattern, role in STATUS_ROLES:
+            text.highlight_regex(pattern, palette[role])
         return text
 
     view.line_block.append((start, len(view.blocks)))

@@ -1,4 +1,5 @@
-"""The user's config file, `config.toml` under the XDG config dir: the label names keys 1–9 toggle.
+"""The user's config file, `config.toml` under the XDG config dir: the label names keys 1–9 toggle,
+and a `[keymap]` table of binding ids to keys.
 
 A missing file is the defaults; a broken one is the defaults plus a one-line warning, never a crash.
 """
@@ -6,8 +7,9 @@ A missing file is the defaults; a broken one is the defaults plus a one-line war
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Mapping
 
 from ..paths import config_dir
 
@@ -19,6 +21,8 @@ KEYED_LABELS = 9
 @dataclass(frozen=True, slots=True)
 class Config:
     labels: tuple[str, ...] = DEFAULT_LABELS
+    keymap: Mapping[str, object] = field(default_factory=dict)
+    """The `[keymap]` table as written, binding id → keys; the UI checks it against its bindings."""
 
     def label_for_digit(self, digit: int) -> str | None:
         """The label key `digit` (1–9) toggles, if there is one."""
@@ -39,12 +43,30 @@ def load_config(path: Path | None = None) -> tuple[Config, str | None]:
         return Config(), None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc).splitlines()[0]
-        return Config(), f"{path}: {reason}; using the default labels"
-    labels = data.get("labels", DEFAULT_LABELS)
+        return Config(), f"{path}: {reason}; using the default labels and keys"
+    keymap, warning = data.get("keymap", {}), None
+    if not isinstance(keymap, dict):
+        keymap, warning = {}, f"{path}: `keymap` must be a table of binding id = \"keys\"; using the default keys"
+    labels, label_warning = _labels(data.get("labels", DEFAULT_LABELS))
+    return Config(labels, _dotted(keymap)), f"{path}: {label_warning}" if label_warning else warning
+
+
+def _dotted(table: dict, prefix: str = "") -> dict[str, object]:
+    """TOML reads `trial.next = "ctrl+n"` as a nested table: back to the id "trial.next"."""
+    flat: dict[str, object] = {}
+    for key, value in table.items():
+        if isinstance(value, dict):
+            flat.update(_dotted(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def _labels(labels: object) -> tuple[tuple[str, ...], str | None]:
     if not isinstance(labels, (list, tuple)) or not all(isinstance(v, str) and v.strip() for v in labels):
-        return Config(), f"{path}: `labels` must be a list of non-empty strings; using the default labels"
+        return DEFAULT_LABELS, "`labels` must be a list of non-empty strings; using the default labels"
     names = tuple(dict.fromkeys(v.strip() for v in labels))
     bad = [v for v in names if ";" in v or v.startswith("(")]
     if bad:  # `;` joins labels in CSV exports; `(…)` names are the facet's own values, like "(noted)"
-        return Config(), f"{path}: label {bad[0]!r} may not contain ';' or start with '('; using the default labels"
-    return Config(names), None
+        return DEFAULT_LABELS, f"label {bad[0]!r} may not contain ';' or start with '('; using the default labels"
+    return names, None

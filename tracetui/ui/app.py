@@ -13,9 +13,10 @@ from ..data.errors import SourceError
 from ..data.facets import FilterState
 from ..data.session import Session, open_session
 from ..data.sources import ResolvedSource
-from .commands import ActionCommands
+from .commands import ScreenCommands
 from .screens.loading import LoadingScreen
 from .screens.triage import TriageScreen
+from .user_keymap import apply_user_keymap
 
 
 class Cancelled(Exception):
@@ -33,7 +34,7 @@ class StartOptions:
 class TraceApp(App):
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "tracetui"
-    COMMANDS = App.COMMANDS | {ActionCommands}
+    COMMANDS = App.COMMANDS | {ScreenCommands}
     ENABLE_COMMAND_PALETTE = True
 
     def __init__(
@@ -45,8 +46,11 @@ class TraceApp(App):
         self.session: Session | None = session
         self.error: SourceError | None = None
         """Why the session could not open; the command line prints it after the terminal is restored."""
+        self.user_keymap: dict[str, str] = {}
+        """The config file's `[keymap]`: binding id → keys (the help screen and palette show them)."""
 
     def on_mount(self) -> None:
+        self.user_keymap = apply_user_keymap(self)
         if self.session is not None:
             self._loaded(self.session)
             return

@@ -1,4 +1,6 @@
-"""The command palette (ctrl+p): every action of the keymap, plus the ones without a key."""
+"""The command palette (ctrl+p) offers the actions of the screen it is opened on: `ScreenCommands`
+(in `App.COMMANDS`) lists the calling screen's own key bindings, with the keys the user gave them,
+and a screen adds commands without a key through its `COMMANDS` (the triage screen: sort by …)."""
 
 from __future__ import annotations
 
@@ -7,35 +9,50 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ..data.ordering import SORT_KEYS
-from . import keymap
 from .screens.help import key_names
+from .user_keymap import bindings_by_id
 
 
-def palette_entries() -> list[tuple[str, str, str]]:
-    """(title, action, help) for every screen-level action, in keymap order."""
-    entries = []
-    seen = set()
-    for binding in keymap.APP:
-        if binding.action in seen:
-            continue
-        seen.add(binding.action)
-        entries.append((binding.description or binding.action, binding.action, f"key: {key_names(binding)}"))
-    for key in SORT_KEYS:
-        entries.append((f"Sort by {key}", f"sort_by('{key}')", "o cycles the sort order"))
-    return entries
+class EntryCommands(Provider):
+    """A provider of (title, action, help) entries that run on the calling screen."""
 
+    def entries(self) -> list[tuple[str, str, str]]:
+        raise NotImplementedError
 
-class ActionCommands(Provider):
-    def _run(self, action: str) -> None:
-        self.screen.run_action(action)
+    async def _run(self, action: str) -> None:
+        await self.screen.run_action(action)
 
     async def discover(self) -> Hits:
-        for title, action, help_text in palette_entries():
+        for title, action, help_text in self.entries():
             yield DiscoveryHit(title, partial(self._run, action), help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for title, action, help_text in palette_entries():
+        for title, action, help_text in self.entries():
             score = matcher.match(title)
             if score > 0:
                 yield Hit(score, matcher.highlight(title), partial(self._run, action), help=help_text)
+
+
+class ScreenCommands(EntryCommands):
+    """Every action the calling screen binds to a key, in its keymap order."""
+
+    def entries(self) -> list[tuple[str, str, str]]:
+        user_keymap = self.app.user_keymap
+        entries = []
+        seen = set()
+        for binding in type(self.screen).BINDINGS:
+            if binding.action in seen:
+                continue
+            seen.add(binding.action)
+            entries.append((binding.description or binding.action, binding.action,
+                            f"key: {key_names(binding, user_keymap)}"))
+        return entries
+
+
+class SortCommands(EntryCommands):
+    """The triage screen's sort orders, which `o` cycles through."""
+
+    def entries(self) -> list[tuple[str, str, str]]:
+        cycle = key_names(bindings_by_id()["sort.cycle"], self.app.user_keymap)
+        return [(f"Sort by {key}", f"sort_by('{key}')", f"{cycle} cycles the sort order") for key in SORT_KEYS]

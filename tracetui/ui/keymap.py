@@ -1,83 +1,84 @@
 """Every key binding of the app, in one place: widgets take their lists from here, and the help
-screen and the command palette are generated from the same lists, so they cannot drift apart."""
+screen and the command palette are generated from the same lists, so they cannot drift apart.
+Each binding has a stable id (listed in docs/keymap.md) that the config file's `[keymap]` remaps."""
 
 from __future__ import annotations
 
 from textual.binding import Binding
 
 OPEN_SCREENS = [
-    Binding("S", "stats", "Stats"),
-    Binding("c", "compare", "Compare attempts", show=False),
-    Binding("W", "head_to_head", "Head-to-head", show=False),
+    Binding("S", "stats", "Stats", id="screen.stats"),
+    Binding("c", "compare", "Compare attempts", show=False, id="screen.compare"),
+    Binding("W", "head_to_head", "Head-to-head", show=False, id="screen.head_to_head"),
 ]
 
 APP = [
-    Binding("q", "quit", "Quit"),
-    Binding("ctrl+c", "no_quit", "Copy (q quits)", show=False),
-    Binding("question_mark,f1", "help", "Help", key_display="?"),
-    Binding("H", "prev_trial", "Prev trial", show=False),
-    Binding("L", "next_trial", "Next trial", show=False),
-    Binding("h,left_square_bracket", "prev_message", "Prev message", show=False),
-    Binding("l,right_square_bracket", "next_message", "Next message", show=False),
-    Binding("f", "focus_filters", "Filters", show=False),
-    Binding("v", "toggle_verifier", "Verifier"),
-    Binding("z", "maximize", "Zoom", show=False),
-    Binding("slash", "find", "Find", key_display="/"),
-    Binding("n", "find_next", "Next match", show=False),
-    Binding("N", "find_prev", "Prev match", show=False),
-    Binding("t", "toggle_thinking", "Thinking", show=False),
-    Binding("e", "goto_episode", "Episode", show=False),
-    Binding("x", "clear_filters", "Clear filters", show=False),
-    Binding("o", "cycle_sort", "Sort", show=False),
-    Binding("O", "reverse_sort", "Reverse sort", show=False),
-    Binding("u", "subagents", "Sub-agent conversations", show=False),
-    Binding("s,ctrl+f", "search", "Search all", key_display="s"),
-    Binding("escape", "escape", "Cancel / clear search", show=False),
-    Binding("a", "annotate", "Note", show=False),
-    *(Binding(str(n), f"label({n})", f"Toggle label {n}", show=False) for n in range(1, 10)),
-    Binding("y", "copy", "Copy", show=False),
-    Binding("Y", "copy_trial", "Copy trial (Markdown)", show=False),
-    Binding("ctrl+e", "export", "Export", show=False),
-    Binding("p", "pager", "Pager", show=False),
-    Binding("P", "pager_trial", "Pager (trial)", show=False),
-    Binding("E", "editor", "Editor", show=False),
+    Binding("q", "quit", "Quit", id="app.quit"),
+    Binding("ctrl+c", "no_quit", "Copy (q quits)", show=False, id="app.copy_hint"),
+    Binding("question_mark,f1", "help", "Help", key_display="?", id="app.help"),
+    Binding("H", "prev_trial", "Prev trial", show=False, id="trial.prev"),
+    Binding("L", "next_trial", "Next trial", show=False, id="trial.next"),
+    Binding("h,left_square_bracket", "prev_message", "Prev message", show=False, id="message.prev"),
+    Binding("l,right_square_bracket", "next_message", "Next message", show=False, id="message.next"),
+    Binding("f", "focus_filters", "Filters", show=False, id="filters.focus"),
+    Binding("v", "toggle_verifier", "Verifier", id="verifier.toggle"),
+    Binding("z", "maximize", "Zoom", show=False, id="pane.zoom"),
+    Binding("slash", "find", "Find", key_display="/", id="find.start"),
+    Binding("n", "find_next", "Next match", show=False, id="find.next"),
+    Binding("N", "find_prev", "Prev match", show=False, id="find.prev"),
+    Binding("t", "toggle_thinking", "Thinking", show=False, id="thinking.toggle"),
+    Binding("e", "goto_episode", "Episode", show=False, id="episode.goto"),
+    Binding("x", "clear_filters", "Clear filters", show=False, id="filters.clear"),
+    Binding("o", "cycle_sort", "Sort", show=False, id="sort.cycle"),
+    Binding("O", "reverse_sort", "Reverse sort", show=False, id="sort.reverse"),
+    Binding("u", "subagents", "Sub-agent conversations", show=False, id="subagents.show"),
+    Binding("s,ctrl+f", "search", "Search all", key_display="s", id="search.start"),
+    Binding("escape", "escape", "Cancel / clear search", show=False, id="search.cancel"),
+    Binding("a", "annotate", "Note", show=False, id="note.edit"),
+    *(Binding(str(n), f"label({n})", f"Toggle label {n}", show=False, id=f"label.{n}") for n in range(1, 10)),
+    Binding("y", "copy", "Copy", show=False, id="copy.message"),
+    Binding("Y", "copy_trial", "Copy trial (Markdown)", show=False, id="copy.trial"),
+    Binding("ctrl+e", "export", "Export", show=False, id="trials.export"),
+    Binding("p", "pager", "Pager", show=False, id="pager.message"),
+    Binding("P", "pager_trial", "Pager (trial)", show=False, id="pager.trial"),
+    Binding("E", "editor", "Editor", show=False, id="editor.message"),
     *OPEN_SCREENS,
 ]
 
 MOVE = [
-    Binding("j,down", "cursor_down", "Down", show=False),
-    Binding("k,up", "cursor_up", "Up", show=False),
-    Binding("g,home", "first", "First", show=False),
-    Binding("G,end", "last", "Last", show=False),
-    Binding("pagedown,ctrl+d", "page_down", "Page down", show=False),
-    Binding("pageup,ctrl+u", "page_up", "Page up", show=False),
+    Binding("j,down", "cursor_down", "Down", show=False, id="cursor.down"),
+    Binding("k,up", "cursor_up", "Up", show=False, id="cursor.up"),
+    Binding("g,home", "first", "First", show=False, id="cursor.first"),
+    Binding("G,end", "last", "Last", show=False, id="cursor.last"),
+    Binding("pagedown,ctrl+d", "page_down", "Page down", show=False, id="page.down"),
+    Binding("pageup,ctrl+u", "page_up", "Page up", show=False, id="page.up"),
 ]
 PAGE = [
-    Binding("space", "page_down", "Page down", show=False),
-    Binding("b", "page_up", "Page up", show=False),
+    Binding("space", "page_down", "Page down", show=False, id="page.forward"),
+    Binding("b", "page_up", "Page up", show=False, id="page.back"),
 ]
 
-TRIAL_LIST = [*MOVE, *PAGE, Binding("enter", "open", "Read", show=True)]
+TRIAL_LIST = [*MOVE, *PAGE, Binding("enter", "open", "Read", show=True, id="trial.open")]
 
 FACETS = [
     *MOVE,
-    Binding("enter,space", "toggle", "Toggle value"),
+    Binding("enter,space", "toggle", "Toggle value", id="filters.toggle"),
 ]
 
 CONVERSATION = [
     *MOVE,
     *PAGE,
-    Binding("enter", "activate", "Fold/expand"),
-    Binding("plus", "grow", "Grow", show=False),
-    Binding("minus", "shrink", "Shrink", show=False),
+    Binding("enter", "activate", "Fold/expand", id="conversation.activate"),
+    Binding("plus", "grow", "Grow", show=False, id="verifier.grow"),
+    Binding("minus", "shrink", "Shrink", show=False, id="verifier.shrink"),
 ]
 
 VERIFIER = [
     *MOVE,
     *PAGE,
-    Binding("enter", "activate", "Jump/fold"),
-    Binding("plus", "grow", "Grow", show=False),
-    Binding("minus", "shrink", "Shrink", show=False),
+    Binding("enter", "activate", "Jump/fold", id="verifier.activate"),
+    Binding("plus", "grow", "Grow", show=False, id="verifier.grow"),
+    Binding("minus", "shrink", "Shrink", show=False, id="verifier.shrink"),
 ]
 
 SECTIONS = {
@@ -94,51 +95,51 @@ SECTIONS = {
 """For the triage screen: the stats of the filtered trials, the trial against another attempt of its
 task, and the per-task head-to-head of two datasets or models."""
 
-CLOSE = [Binding("escape,q", "close", "Close")]
+CLOSE = [Binding("escape,q", "close", "Close", id="screen.close")]
 
 SCROLL = [
-    Binding("j,down", "scroll_down", "Scroll down", show=False),
-    Binding("k,up", "scroll_up", "Scroll up", show=False),
-    Binding("g,home", "scroll_home", "Top", show=False),
-    Binding("G,end", "scroll_end", "Bottom", show=False),
-    Binding("space,pagedown", "page_down", "Page down", show=False),
-    Binding("b,pageup", "page_up", "Page up", show=False),
+    Binding("j,down", "scroll_down", "Scroll down", show=False, id="scroll.down"),
+    Binding("k,up", "scroll_up", "Scroll up", show=False, id="scroll.up"),
+    Binding("g,home", "scroll_home", "Top", show=False, id="scroll.top"),
+    Binding("G,end", "scroll_end", "Bottom", show=False, id="scroll.bottom"),
+    Binding("space,pagedown", "page_down", "Page down", show=False, id="scroll.page_down"),
+    Binding("b,pageup", "page_up", "Page up", show=False, id="scroll.page_up"),
 ]
 """A scrolling page of sections (the stats screen when it does not fit)."""
 
-STATS = [*CLOSE, Binding("o", "cycle_sort", "Sort tasks")]
+STATS = [*CLOSE, Binding("o", "cycle_sort", "Sort tasks", id="stats.sort")]
 
 MATRIX = [
     *MOVE,
-    Binding("h,left", "cursor_left", "Left", show=False),
-    Binding("l,right", "cursor_right", "Right", show=False),
-    Binding("enter", "pick", "Filter to cell"),
+    Binding("h,left", "cursor_left", "Left", show=False, id="cursor.left"),
+    Binding("l,right", "cursor_right", "Right", show=False, id="cursor.right"),
+    Binding("enter", "pick", "Filter to cell", id="matrix.pick"),
 ]
 
-GROUP_TABLE = [*MOVE, Binding("enter", "pick", "Filter to row")]
+GROUP_TABLE = [*MOVE, Binding("enter", "pick", "Filter to row", id="table.pick")]
 
 COMPARE = [
     *CLOSE,
-    Binding("h,left_square_bracket", "prev_message", "Prev message", show=False),
-    Binding("l,right_square_bracket", "next_message", "Next message", show=False),
-    Binding("tab", "other_side", "Other side"),
-    Binding("s", "cycle_sync", "Sync"),
-    Binding("t", "toggle_thinking", "Thinking", show=False),
+    Binding("h,left_square_bracket", "prev_message", "Prev message", show=False, id="message.prev"),
+    Binding("l,right_square_bracket", "next_message", "Next message", show=False, id="message.next"),
+    Binding("tab", "other_side", "Other side", id="compare.other_side"),
+    Binding("s", "cycle_sync", "Sync", id="compare.sync"),
+    Binding("t", "toggle_thinking", "Thinking", show=False, id="thinking.toggle"),
 ]
 
 HEAD_TO_HEAD = [
     *CLOSE,
-    Binding("s", "next_sides", "Next sides"),
-    Binding("S", "prev_sides", "Prev sides", show=False),
-    Binding("0", "show('all')", "All tasks", show=False),
-    Binding("1", "show('a_only')", "A passes, B fails"),
-    Binding("2", "show('b_only')", "B passes, A fails"),
-    Binding("3", "show('both_fail')", "Both fail", show=False),
-    Binding("4", "show('both_pass')", "Both pass", show=False),
-    Binding("f", "filter", "Filter list to task", show=False),
+    Binding("s", "next_sides", "Next sides", id="h2h.next_sides"),
+    Binding("S", "prev_sides", "Prev sides", show=False, id="h2h.prev_sides"),
+    Binding("0", "show('all')", "All tasks", show=False, id="h2h.show_all"),
+    Binding("1", "show('a_only')", "A passes, B fails", id="h2h.show_a_only"),
+    Binding("2", "show('b_only')", "B passes, A fails", id="h2h.show_b_only"),
+    Binding("3", "show('both_fail')", "Both fail", show=False, id="h2h.show_both_fail"),
+    Binding("4", "show('both_pass')", "Both pass", show=False, id="h2h.show_both_pass"),
+    Binding("f", "filter", "Filter list to task", show=False, id="h2h.filter"),
 ]
 
-HEAD_TO_HEAD_TABLE = [*MOVE, *PAGE, Binding("enter", "open", "Compare best vs worst")]
+HEAD_TO_HEAD_TABLE = [*MOVE, *PAGE, Binding("enter", "open", "Compare best vs worst", id="h2h.open")]
 
 SECTIONS.update(
     {

@@ -1,6 +1,9 @@
-"""The help screen (`?`, F1): every binding, generated from the keymap so it is always true."""
+"""The help screen (`?`, F1): every binding, generated from the keymap so it is always true, with the
+keys the user's config file gave it."""
 
 from __future__ import annotations
+
+from typing import Mapping
 
 from rich.table import Table
 from rich.text import Text
@@ -13,9 +16,10 @@ from textual.widgets import Static
 from .. import keymap
 
 
-def key_names(binding: Binding) -> str:
+def key_names(binding: Binding, user_keymap: Mapping[str, str]) -> str:
+    """The binding's keys as a reader writes them (`?`, `/`), remapped ones if the user remapped it."""
     names = []
-    for key in binding.key.split(","):
+    for key in user_keymap.get(binding.id or "", binding.key).split(","):
         key = key.strip()
         names.append(
             {
@@ -30,7 +34,7 @@ def key_names(binding: Binding) -> str:
     return " / ".join(names)
 
 
-def bindings_table() -> Table:
+def bindings_table(user_keymap: Mapping[str, str]) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column()
@@ -41,7 +45,7 @@ def bindings_table() -> Table:
             if binding.action in seen:
                 continue
             seen.add(binding.action)
-            table.add_row(Text(key_names(binding)), Text(binding.description or binding.action))
+            table.add_row(Text(key_names(binding, user_keymap)), Text(binding.description or binding.action))
         table.add_row("", "")
     table.add_row(Text("Mouse", style="bold underline"), "")
     table.add_row(Text("click / double-click"), Text("select / open a trial or toggle a filter value"))
@@ -55,7 +59,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body"):
             yield Static(Text("tracetui keys", style="bold"), id="help-title")
-            yield Static(bindings_table(), id="help-table")
+            yield Static(bindings_table(self.app.user_keymap), id="help-table")
 
     def action_dismiss(self) -> None:
         self.dismiss(None)

@@ -25,6 +25,7 @@ from .. import keymap
 from ..actions.external import ExternalActions
 from ..actions.labels import LabelActions
 from ..actions.search import SearchActions
+from ..commands import SortCommands
 from ..format import human_size, result_text, short_model
 from ..widgets.bars import InfoBar, PromptBar
 from ..widgets.conversation import ConversationView
@@ -39,6 +40,7 @@ SHOWN_WHEN_VARIED = ("agent", "model_provider", "trace_source", "dataset")
 
 class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
     BINDINGS = keymap.APP
+    COMMANDS = {SortCommands}
 
     def __init__(self, session: Session, state: FilterState | None = None, trial: int | None = None) -> None:
         super().__init__()

@@ -2,7 +2,8 @@
 
 Both the conversation pane and the verifier panel are BlockViews. Layout wraps each block's plain text
 (no highlighting); a block's styler runs only when one of its lines scrolls into view, and rendered
-lines are kept in a small LRU cache, so a 300-message trial paints its first screen at once.
+lines are kept in a small LRU cache, so a 300-message trial paints its first screen at once. Blocks
+are styled with the palette of the app's theme; a theme change only empties the caches.
 """
 
 from __future__ import annotations
@@ -17,9 +18,12 @@ from rich.text import Text
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.theme import Theme
 
 from ...render.block import Block
+from ...render.palette import Palette
 from ...render.wrap import wrap_spans
+from ..theme import palette_for
 
 MATCH_STYLE = Style.parse("black on yellow")
 CURRENT_MATCH_STYLE = Style.parse("black on #ff8c00 bold")
@@ -91,6 +95,18 @@ class BlockView(ScrollView, can_focus=True):
         if self._layout_width:
             self._layout_from(start)
         self.scroll_to(y=top, animate=False, immediate=True)
+        self.refresh()
+
+    def on_mount(self) -> None:
+        self.palette: Palette = palette_for(self.app.current_theme)
+        self.app.theme_changed_signal.subscribe(self, self._restyle)
+
+    def _restyle(self, theme: Theme) -> None:
+        """Style every block again in the new theme's palette (the layout does not change)."""
+        self.palette = palette_for(theme)
+        self._styled.clear()
+        self._lines.clear()
+        self._strips.clear()
         self.refresh()
 
     def _text_width(self) -> int:
@@ -189,7 +205,7 @@ class BlockView(ScrollView, can_focus=True):
     def _split(self, index: int) -> list[Text]:
         """The block's styled text cut into its visual lines in one pass (slicing a Text per line
         would copy all of its spans for every line)."""
-        styled = self._styled.get_or(index, self.blocks[index].styled)
+        styled = self._styled.get_or(index, lambda: self.blocks[index].styled(self.palette))
         spans = self._spans[index]
         cuts = sorted({p for span in spans for p in span} - {0})
         pieces = dict(zip([0, *cuts], styled.divide(cuts)))

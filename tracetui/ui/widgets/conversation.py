@@ -21,7 +21,6 @@ from .block_view import BlockView
 
 CURRENT = Style(color="cyan", bold=True)
 EPISODE = Style(color="bright_black")
-DIVIDER = "bright_black"
 
 
 class ConversationView(BlockView):
@@ -79,7 +78,7 @@ class ConversationView(BlockView):
                 label = f" episode {message.episode} "
                 if message.restart:
                     label += "· context summarized, history restarts "
-                new.append(Block(f"──{label}" + "─" * 24, style=DIVIDER, wrap=False, message=index))
+                new.append(Block(f"──{label}" + "─" * 24, style="divider", wrap=False, message=index))
             start = len(self.blocks) + len(new)
             blocks = self._message_blocks(index)
             new.extend(blocks)
