@@ -82,7 +82,10 @@ class BlockView(ScrollView, can_focus=True):
             self.refresh()
 
     def replace_blocks(self, start: int, stop: int, new: list[Block]) -> None:
-        """Swap blocks[start:stop] for `new` (a fold toggled), keeping the view where it is."""
+        """Swap blocks[start:stop] for `new` (a fold toggled), keeping the view where it is.
+
+        Every index (the line table here, a subclass's own through `blocks_replaced`) is brought up
+        to date before the scroll, because scrolling runs watchers that read them."""
         top = self.scroll_offset.y
         self.blocks[start:stop] = new
         self._styled.clear()
@@ -90,8 +93,12 @@ class BlockView(ScrollView, can_focus=True):
         self.matches, self._matches_in, self.match_index = [], {}, -1
         if self._layout_width:
             self._layout_from(start)
+        self.blocks_replaced(start, stop, len(new))
         self.scroll_to(y=top, animate=False, immediate=True)
         self.refresh()
+
+    def blocks_replaced(self, start: int, stop: int, count: int) -> None:
+        """Called by `replace_blocks` once blocks[start:stop] became `count` blocks, before it scrolls."""
 
     def _text_width(self) -> int:
         return max(8, self.scrollable_content_region.width - self.GUTTER)
