@@ -39,6 +39,8 @@ SHOWN_WHEN_VARIED = ("agent", "model_provider", "trace_source", "dataset")
 
 class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
     BINDINGS = keymap.APP
+    ALLOW_IN_MAXIMIZED_VIEW = "Footer, PromptBar, #position, #status-row"
+    """A zoomed pane keeps the prompt (find, episode), the position and message lines and the keys."""
 
     def __init__(self, session: Session, state: FilterState | None = None, trial: int | None = None) -> None:
         super().__init__()

@@ -54,6 +54,10 @@ class VerifierPanel(CursorKeys, BlockView):
         self._line_block = view.line_block
         self.set_blocks(view.blocks, keep_scroll=keep_scroll)
 
+    def lines_moved(self, moved) -> None:
+        """The cursor stays on its text, and in view, when the panel re-wraps (zoom, resize)."""
+        self.move_to(moved(self.cursor_line))
+
     def line_gutter(self, index: int, within: int) -> list[Segment]:
         if self.line_of_block(index) + within == self.cursor_line and self.has_focus:
             return [Segment("▶ ", CURSOR)]
