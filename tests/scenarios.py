@@ -18,7 +18,7 @@ async def loaded(pilot) -> None:
     """Wait for the session and for the background verifier index, so nothing changes afterwards."""
     screen = await wait_loaded(pilot.app, pilot)
     for _ in range(500):
-        indexed = any(column[0] == "tests" for column in screen.trial_list.extra_columns)
+        indexed = any(column.key == "tests" for column in screen.trial_list.extra_columns)
         if indexed and not any(w.is_running for w in screen.workers):
             break
         await pilot.pause(0.02)

@@ -47,7 +47,7 @@ async def test_labels_and_notes_persist_and_filter(sources):
         from tracetui.store.labels import trial_key
 
         assert screen.store.note(trial_key(again.session, screen.trial)) == "looks like a test hack"
-        assert "reward-hack" in screen._label_cell(screen.trial)
+        assert "reward-hack" in screen._label_cell(screen.trial, 16)
         from .scenarios import loaded
 
         await loaded(pilot)  # the background verifier index is in, and nothing else is running

@@ -58,3 +58,100 @@ async def test_find_while_zoomed_shows_the_prompt(sources):
         await pilot.pause()
         assert text_of(screen.query_one("#status")).startswith("match 1/")
         assert screen.query_one("#status").region.height == 1  # the answer shows in the zoomed view too
+
+
+def list_rows(screen) -> list[str]:
+    """The trial rows the list shows (non-blank lines)."""
+    return [line for line in visible_lines(screen.trial_list) if line.strip()]
+
+
+async def test_80x24_shows_eight_trials_with_full_task_names_and_short_models(sources):
+    app = make_app(sources)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        rows = list_rows(screen)
+        assert len(rows) >= 8
+        session = app.session
+        for position, line in enumerate(rows):
+            info = session.info(int(screen.trial_list.order[position]))
+            assert info.task[:24] in line  # task names up to 24 characters are never cut
+            provider, _, name = info.model.rpartition("/")
+            assert name[:8] in line and (not provider or provider not in line)  # no provider prefix
+        header = text_of(screen.query_one("#list-header"))
+        assert "date" not in header  # the date gives way before the task
+
+
+async def test_header_keeps_filters_and_pass_rate_when_narrow(sources):
+    from tracetui.data.facets import FilterState
+
+    probe = make_app(sources)
+    async with probe.run_test(size=(120, 40)) as pilot:
+        await wait_loaded(probe, pilot)
+        model = next(m for m in probe.session.facets.facets["model"].labels if m.count("/") == 1)
+    options = StartOptions(FilterState({"model": frozenset({model}), "outcome": frozenset({"fail", "error"})}))
+    for width in (80, 100, 120):
+        app = make_app(sources, options)
+        async with app.run_test(size=(width, 24)) as pilot:
+            screen = await wait_loaded(app, pilot)
+            header = text_of(screen.query_one("#header"))
+            assert "pass " in header and "%" in header, header
+            assert f"model={model.split('/')[-1]}" in header and "outcome=error|fail" in header, header
+            assert len(header) <= width
+
+
+async def test_status_line_is_cut_at_a_word(sources):
+    app = make_app(sources)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        full = "matches: 1,234 trials for 'AssertionError' (0.42 GB, 3.1 GB/s); n / N move between them, Esc clears"
+        screen.status(full)
+        await pilot.pause()
+        shown = text_of(screen.query_one("#status"))
+        assert shown.endswith("…") and full.startswith(shown[:-1])
+        assert full[len(shown) - 1] == " "  # the cut falls between words
+
+
+def check_header_matches_rows(screen) -> None:
+    """Every title of the list header stands over its own cells: tasks under "task", models under
+    "model", dates under "date", label names under "labels"."""
+    header = text_of(screen.query_one("#list-header"))
+    session = screen.session
+    for position, line in enumerate(list_rows(screen)):
+        info = session.info(int(screen.trial_list.order[position]))
+        expected = {"task": info.task, "model": info.model.rsplit("/", 1)[-1], "date": info.date[:4]}
+        labels = screen._records.get(info.id)
+        if labels is not None and labels.labels:
+            expected["labels"] = sorted(labels.labels)[0]
+        for title, value in expected.items():
+            if f" {title} " in f"{header} " or header.startswith(title):
+                column = header.index(title) if header.startswith(title) else header.index(f" {title} ") + 1
+                if title == "task":
+                    column = header.index("task")
+                assert line[column:].startswith(value[:3]), (title, header, line)
+
+
+async def test_list_header_matches_rows_at_every_width_and_after_a_stats_cell(sources):
+    """The header is drawn from the list's columns at the list's own width: it agrees with the rows
+    whatever the width, with or without a scrollbar, and after the stats screen set a filter."""
+    app = make_app(sources)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        from .scenarios import loaded
+
+        await loaded(pilot)
+        screen.conversation.focus()
+        await pilot.press("z", "1", "z")  # a label, so a labels column, while the list is hidden
+        await pilot.pause()
+        check_header_matches_rows(screen)
+        for width in range(84, 141, 4):
+            await pilot.resize_terminal(width, 30)
+            await pilot.pause()
+            check_header_matches_rows(screen)
+        screen.state = screen.state.toggled("label", "reward-hack")
+        screen.apply_filters()
+        await pilot.press("S")
+        await pilot.pause(0.2)
+        await pilot.press("enter")  # the labelled trial's model x task cell becomes a filter
+        await pilot.pause()
+        assert app.screen is screen and "task" in screen.state.selected
+        check_header_matches_rows(screen)

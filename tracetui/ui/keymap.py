@@ -20,6 +20,7 @@ APP = [
     Binding("h,left_square_bracket", "prev_message", "Prev message", show=False),
     Binding("l,right_square_bracket", "next_message", "Next message", show=False),
     Binding("f", "focus_filters", "Filters", show=False),
+    Binding("F", "next_failure", "Next failed test"),
     Binding("v", "toggle_verifier", "Verifier"),
     Binding("z", "maximize", "Zoom", show=False),
     Binding("slash", "find", "Find", key_display="/"),
@@ -62,6 +63,9 @@ TRIAL_LIST = [*MOVE, *PAGE, Binding("enter", "open", "Read", show=True)]
 FACETS = [
     *MOVE,
     Binding("enter,space", "toggle", "Toggle value"),
+    Binding("right_square_bracket,J", "next_section", "Next section"),
+    Binding("left_square_bracket,K", "prev_section", "Previous section"),
+    Binding("slash", "filter_values", "Show values containing…"),
 ]
 
 CONVERSATION = [

@@ -15,6 +15,9 @@ from ...store.labels import (
     trial_key,
 )
 from ..screens.note import NoteScreen
+from ..widgets.columns import Column
+
+LABELS_WIDTH = 16
 
 
 class LabelActions:
@@ -38,14 +41,20 @@ class LabelActions:
         """Re-read the store (other instances' changes included) into the label facet and column."""
         self._records = session_records(self.session, self.store)
         self.session.facets.add(label_facet(self.session, self.store, self.config.labels, self._records))
-        self.trial_list.set_column("labels", 16, self._label_cell if self._records else None)
-        if self.is_mounted:
-            self._update_list_header()
+        if not self._records:
+            self.trial_list.remove_column("labels")
+            return
+        longest = max(len(self._label_cell(trial, LABELS_WIDTH)) for trial in self._records)
+        width = max(len("labels"), min(LABELS_WIDTH, longest))
+        self.trial_list.set_column(Column("labels", "labels", width, self._label_cell, give_way=((25, 2),)))
 
-    def _label_cell(self, trial: int) -> str:
+    def _label_cell(self, trial: int, width: int) -> str:
+        """The trial's labels (and ✎ for a note); on a narrow list, a marker."""
         record = self._records.get(trial)
         if record is None:
             return ""
+        if width < 4:
+            return ("●" if record.labels else "") + ("✎" if record.note else "")
         return ",".join(sorted(record.labels)) + (" ✎" if record.note else "")
 
     _save_timer = None

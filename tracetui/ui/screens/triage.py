@@ -25,20 +25,38 @@ from .. import keymap
 from ..actions.external import ExternalActions
 from ..actions.labels import LabelActions
 from ..actions.search import SearchActions
-from ..format import human_size, result_text, short_model
+from ..filter_commands import FilterValueCommands
+from ..format import human_size, result_text
 from ..widgets.bars import InfoBar, PromptBar
 from ..widgets.conversation import ConversationView
 from ..widgets.cursor_list import CursorList
 from ..widgets.facet_list import FacetList
-from ..widgets.trial_list import TrialList
+from ..widgets.columns import Column
+from ..widgets.trial_list import TrialList, TrialListHeader
 from ..widgets.verifier_panel import VerifierPanel
 
 ALWAYS_SHOWN = ("outcome", "result", "model", "task")
 SHOWN_WHEN_VARIED = ("agent", "model_provider", "trace_source", "dataset")
+LIST_ROWS = 8
+"""Trial rows the list shows while you choose (list or sidebar focused): 8 fit at 80x24."""
+SHORT_BODY = 30
+"""Panes shorter than this together give the room to the pane in use: the list keeps a few rows
+(`READING_ROWS`) while you read, and the verifier grows when focused."""
+READING_ROWS = 3
+CHROME_LINES = 4
+"""The header, position, status and key lines around the panes."""
+
+
+def tests_cell(summary: str, width: int) -> str:
+    """The tests column: "2/3 tests" or "score 0.6", just the figure when narrow."""
+    if width >= len(summary) or " " not in summary:
+        return summary
+    return summary.split(" ")[0] if summary.endswith(" tests") else summary.split(" ")[-1]
 
 
 class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
     BINDINGS = keymap.APP
+    COMMANDS = {FilterValueCommands}
     ALLOW_IN_MAXIMIZED_VIEW = "Footer, PromptBar, #position, #status-row"
     """A zoomed pane keeps the prompt (find, episode), the position and message lines and the keys."""
 
@@ -52,6 +70,7 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         self.trial: int | None = None
         self._start_trial = trial
         self._subagent = -1  # -1: the main history; else an index into history.subagents
+        self._verifier_delta = 0  # lines added or taken by + / -
 
     def compose(self) -> ComposeResult:
         yield InfoBar(id="header")
@@ -61,8 +80,9 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
                 yield FacetList(id="facets")
             with Vertical(id="main"):
                 with Vertical(id="list-pane"):
-                    yield InfoBar(id="list-header")
-                    yield TrialList(self.session, id="trials")
+                    trials = TrialList(self.session, id="trials")
+                    yield TrialListHeader(trials, id="list-header")
+                    yield trials
                 yield ConversationView(id="conversation")
                 yield VerifierPanel(id="verifier")
         yield PromptBar(id="prompt")
@@ -99,6 +119,8 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
             self.state = saved_state
         if saved_trial is not None:
             self._start_trial = saved_trial
+        self.conversation.border_title = "conversation"
+        self.verifier.border_title = "verifier"
         self.facet_list.state = self.state
         self._show_facets()
         self.query_one("#name-filter", Input).value = self.state.text
@@ -119,7 +141,7 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         totals = facets.apply(FilterState()).counts
         names = [*ALWAYS_SHOWN, *(n for n in SHOWN_WHEN_VARIED if int(np.count_nonzero(totals[n])) > 1)]
         names += [n for n in facets.facets if n not in ALWAYS_SHOWN + SHOWN_WHEN_VARIED and totals[n].any()]
-        self.facet_list.set_facets([facets.facets[n] for n in names], totals)
+        self.facet_list.set_facets([facets.facets[n] for n in names], totals, {"model": self.trial_list.model_names})
 
     @work(thread=True, exclusive=True, group="verifier-index")
     def index_verifiers(self) -> None:
@@ -134,15 +156,22 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
 
     def _index_progress(self, fraction: float) -> None:
         """Background progress shows only while the message line has nothing of the user's to say."""
+        if not self.app.is_running:  # quitting: the panes may be gone already
+            return
         if not self._status_text or self._status_text.startswith("Reading verifier logs"):
             self.status(f"Reading verifier logs… {fraction:.0%}")
 
     def _verifiers_indexed(self, index: VerifierIndex) -> None:
+        if not self.app.is_running:
+            return
+        self.verifier_index = index
         self.session.facets.add(index.facet())
-        self.trial_list.set_column("tests", 10, lambda trial: index.short[trial])
+        self.trial_list.set_column(
+            Column("tests", "tests", 9, lambda trial, width: tests_cell(index.short[trial], width),
+                   give_way=((35, 5), (55, 0)), right=True)
+        )
         self._show_facets()
         self.apply_filters()
-        self._update_list_header()
         gc.freeze()
         if self._status_text.startswith("Reading verifier logs"):
             self.status("")
@@ -153,7 +182,7 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         order = self.session.ordering.sort(result.visible, self.sort_key, self.sort_reverse)
         self.trial_list.set_order(order, keep=keep if keep is not None else self.trial)
         self.facet_list.update(result, self.state)
-        self._update_list_header()
+        self.trial_list.set_sort(self.sort_key, self.sort_reverse)
         self._update_header(order)
         self.schedule_save()
         if not len(order):
@@ -166,37 +195,103 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
             self._show_trial(self.trial_list.current_trial)
 
     def _update_header(self, order: np.ndarray) -> None:
+        """Sources, counts, pass rate and filters; on narrow terminals it abbreviates before it drops,
+        and the filters and pass rate stay."""
         session = self.session
         shown = len(order)
         outcome = session.trials.outcome[order]
         rated = np.count_nonzero(outcome != 4)
-        rate = f"{100 * np.count_nonzero(outcome == 0) / rated:.1f}%" if rated else "—"
+        passed = np.count_nonzero(outcome == 0)
+        rate = f"{100 * passed / rated:.1f}%" if rated else "—"
         sources = ", ".join(
             (ds.source.display or ds.label) + (f"@{ds.source.revision[:8]}" if ds.source.revision else "")
             for ds in session.datasets
         )
-        filters = self.state.describe()
-        if self.search_result is not None:
-            filters = f"{filters} matches~{self.search_result.pattern}".strip()
-        self.query_one("#header", InfoBar).show(
-            ("tracetui ", "bold"),
-            (sources, "cyan"),
-            f"  ·  {shown:,}/{len(session):,} trials  ·  {session.num_rows:,} rows  ·  pass ",
-            (rate, "bold green"),
-            *((("  ·  ", ""), (filters, "yellow")) if filters else ()),
+        filters = self._filters_text()
+        tail = (("  ·  ", ""), (filters, "yellow")) if filters else ()
+        short_tail = ((" · ", ""), (filters, "yellow")) if filters else ()
+        counts = f"{shown:,}/{len(session):,}"
+        self.query_one("#header", InfoBar).show_versions(
+            [("tracetui ", "bold"), (sources, "cyan"), f"  ·  {counts} trials  ·  {session.num_rows:,} rows  ·  pass ",
+             (rate, "bold green"), *tail],
+            [(sources, "cyan"), f"  ·  {counts} trials  ·  pass ", (rate, "bold green"), *tail],
+            [(sources, "cyan"), f" · {counts} · pass ", (rate, "bold green"), *short_tail],
+            [f"{counts} trials · pass ", (rate, "bold green"), *short_tail],
+            [f"{counts} · pass ", (rate, "bold green"), *short_tail],
         )
 
-    def _update_list_header(self) -> None:
-        width = self.trial_list.scrollable_content_region.width or self.size.width
-        self.query_one("#list-header", InfoBar).update(self.trial_list.header(width, self.sort_key, self.sort_reverse))
+    def _filters_text(self) -> str:
+        """The active filters as `facet=value|value`, models by their short names."""
+        names = self.trial_list.model_names
+        parts = [
+            f"{facet}=" + "|".join(sorted(names.get(v, v) if facet == "model" else v for v in values))
+            for facet, values in self.state.selected.items()
+        ]
+        if self.state.text:
+            parts.append(f"name~{self.state.text}")
+        if self.search_result is not None:
+            parts.append(f"matches~{self.search_result.pattern}")
+        return " ".join(parts)
 
     def on_resize(self) -> None:
-        self._update_list_header()
+        self.arrange_panes()
+
+    def on_descendant_focus(self) -> None:
+        self.arrange_panes()
+
+    def watch_maximized(self) -> None:
+        self.arrange_panes()
+
+    def arrange_panes(self) -> None:
+        """Heights of the trial list and the verifier. On a short terminal the pane in use gets the room:
+        8 trial rows while choosing, 3 while reading, a tall verifier when it has focus."""
+        if not self.is_mounted:
+            return
+        body = self.size.height - CHROME_LINES - self.prompt.display
+        short = body < SHORT_BODY
+        focused = self.focused
+        reading = focused is self.conversation or focused is self.verifier
+        rows = READING_ROWS if short and reading else max(LIST_ROWS, int(body * 0.3) - 1)
+        self.query_one("#list-pane").styles.height = rows + 1
+        verifier = max(3, round(body * 0.3) + self._verifier_delta)
+        if short and focused is self.verifier:
+            verifier = max(verifier, body // 2 + 2)
+        verifier = min(verifier, max(3, body - rows - 1 - 5))  # the conversation keeps 4 lines
+        self.verifier.styles.height = "1fr" if self.maximized is self.verifier else verifier
 
     @on(FacetList.Toggled)
     def _toggled(self, event: FacetList.Toggled) -> None:
-        self.state = self.state.toggled(event.facet, event.label)
+        self.toggle_filter(event.facet, event.label)
+
+    def toggle_filter(self, facet: str, label: str) -> None:
+        """A filter value on or off (the sidebar, the command palette)."""
+        self.state = self.state.toggled(facet, label)
         self.apply_filters()
+        shown = f"{facet}={self.facet_list.shown_label(facet, label)}"
+        on = label in self.state.selected.get(facet, ())
+        self.status(f"Filter {shown} on: {len(self.trial_list.order):,} trials." if on else f"Filter {shown} off.")
+
+    @on(FacetList.FilterValues)
+    def _filter_values(self) -> None:
+        self.prompt.ask("values", "show filter values containing… (↑ / ↓ move, Enter toggles, Esc)")
+
+    @on(Input.Changed, "#prompt")
+    def _prompt_changed(self, event: Input.Changed) -> None:
+        if self.prompt.mode == "values":
+            self.facet_list.set_query(event.value)
+
+    @on(PromptBar.Stepped)
+    def _prompt_stepped(self, event: PromptBar.Stepped) -> None:
+        if event.mode == "values":
+            self.facet_list.move_to(self.facet_list.cursor + event.step)
+
+    def _values_answered(self, text: str) -> None:
+        """Enter toggles the value under the sidebar's cursor; either way all values show again."""
+        facets = self.facet_list
+        if text and facets.current_value() is not None:
+            facets.activate()
+        facets.set_query("")
+        facets.focus()
 
     @on(Input.Changed, "#name-filter")
     def _name_changed(self, event: Input.Changed) -> None:
@@ -257,6 +352,46 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         self.trial_list.move_to(self.trial_list.cursor + step)
         self._show_trial(self.trial_list.current_trial)
 
+    # --- failures ------------------------------------------------------------------------------
+    verifier_index: VerifierIndex | None = None
+    UNINDEXED_SCAN = 2000
+    """Trials F parses on the spot, looking for the next failure, before the background index is in."""
+
+    def action_next_failure(self) -> None:
+        """F: the verifier, focused, at the traceback of the first failed test; again, at the next one,
+        then at the first one of the next trial in the list that has any (wrapping at the end)."""
+        self._show_trial(self.trial_list.current_trial)  # a list move still in the queue comes first
+        panel = self.verifier
+        panel.display = True
+        following = panel.failure + 1 if panel.has_focus else 0
+        if panel.goto_failure(following):
+            return self._reached_failure("")
+        order, start = self.trial_list.order, self.trial_list.cursor
+        scan = len(order) if self.verifier_index is not None else min(len(order), self.UNINDEXED_SCAN)
+        for step in range(1, scan + 1):
+            position = (start + step) % len(order)
+            if self._may_have_failures(int(order[position])):
+                self.trial_list.move_to(position)
+                self._show_trial(self.trial_list.current_trial)
+                if panel.goto_failure(0):
+                    return self._reached_failure(" (from the top of the list)" if position <= start else "")
+        self.status("No failed tests with a traceback in the listed trials." if scan == len(order)
+                    else "No failed tests in the next trials; the rest are still being read.")
+
+    def _may_have_failures(self, trial: int) -> bool:
+        if self.verifier_index is not None:
+            return bool(self.verifier_index.failed[trial])
+        from ...verifier import parse_verifier
+
+        return bool(parse_verifier(self.session.verifier_output(trial)).failed_tests)
+
+    def _reached_failure(self, note: str) -> None:
+        panel = self.verifier
+        panel.focus()
+        failures = panel.failures()
+        name = failures[panel.failure][0]
+        self.status(f"Failed test {panel.failure + 1}/{len(failures)}: {name}{note}  (F: next failure)")
+
     # --- conversation --------------------------------------------------------------------------
     @on(ConversationView.Moved)
     def _conversation_moved(self) -> None:
@@ -268,21 +403,26 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         info = self.session.info(self.trial)
         conv = self.conversation
         episode, episodes = conv.episode_position()
-        parts = [
-            (info.trial_name or info.task, "bold"),
-            f"  {short_model(info.model)}  {result_text(info.result, info.reward)}  ",
-        ]
+        model = self.trial_list.model_names.get(info.model, "—")
+        name, result = (info.trial_name or info.task, "bold"), f"  {result_text(info.result, info.reward)}  "
+        head = [name, f"  {model}", result]
         if conv.title != "main":
-            parts.append((f"[sub-agent: {conv.title}]  ", "magenta"))
+            head.append((f"[sub-agent: {conv.title}]  ", "magenta"))
+        where, short_where = [], []
         if episode is not None:
-            parts.append(f"episode {episode}/{episodes}  ")
+            where.append(f"episode {episode}/{episodes}  ")
+            short_where.append(f"ep {episode}/{episodes} ")
         if conv.messages:
-            parts.append(f"message {conv.current + 1}/{len(conv.messages)}  ")
-        parts.append((human_size(info.size), "dim"))
+            where.append(f"message {conv.current + 1}/{len(conv.messages)}  ")
+            short_where.append(f"msg {conv.current + 1}/{len(conv.messages)}")
         subs = len(conv.history.subagents) if conv.history else 0
-        if subs:
-            parts.append((f"  ·  {subs} sub-agent conversations (u)", "dim"))
-        self.query_one("#position", InfoBar).show(*parts)
+        more = [(f"  ·  {subs} sub-agent conversations (u)", "dim")] if subs else []
+        self.query_one("#position", InfoBar).show_versions(
+            [*head, *where, (human_size(info.size), "dim"), *more],
+            [*head, *where, *([(f"· {subs} sub-agents (u)", "dim")] if subs else [])],
+            [*head, *short_where],
+            [name, result, *head[3:], *short_where],
+        )
 
     _status_text = ""
 
@@ -333,6 +473,9 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
 
     @on(PromptBar.Answered)
     def _prompted(self, event: PromptBar.Answered) -> None:
+        if event.mode == "values":
+            self._values_answered(event.value)
+            return
         self.conversation.focus()
         if not event.value:
             return
@@ -374,9 +517,10 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
             self.conversation.focus()
 
     def resize_verifier(self, delta: int) -> None:
-        """`+` / `-` in the verifier panel: grow or shrink it by whole lines."""
-        height = self.verifier.outer_size.height + delta
-        self.verifier.styles.height = max(3, min(self.size.height - 10, height))
+        """`+` / `-` in the verifier panel: grow or shrink it by whole lines, from the height it shows."""
+        shown = self.verifier.outer_size.height
+        self._verifier_delta = shown + delta - round((self.size.height - CHROME_LINES) * 0.3)
+        self.arrange_panes()
 
     def action_maximize(self) -> None:
         if self.maximized is not None:
