@@ -36,6 +36,7 @@ APP = [
     Binding("escape", "escape", "Cancel / clear search", show=False),
     Binding("a", "annotate", "Note", show=False),
     *(Binding(str(n), f"label({n})", f"Toggle label {n}", show=False) for n in range(1, 10)),
+    Binding("U", "undo_label", "Undo the last label change", show=False),
     Binding("y", "copy", "Copy", show=False),
     Binding("Y", "copy_trial", "Copy trial (Markdown)", show=False),
     Binding("ctrl+e", "export", "Export", show=False),

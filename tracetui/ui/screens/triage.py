@@ -43,6 +43,8 @@ SHORT_BODY = 30
 """Panes shorter than this together give the room to the pane in use: the list keeps a few rows
 (`READING_ROWS`) while you read, and the verifier grows when focused."""
 READING_ROWS = 3
+STATUS_HOLD = 6.0
+"""Seconds a held message (a label or note change) stays against background messages."""
 CHROME_LINES = 4
 """The header, position, status and key lines around the panes."""
 
@@ -159,7 +161,7 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         if not self.app.is_running:  # quitting: the panes may be gone already
             return
         if not self._status_text or self._status_text.startswith("Reading verifier logs"):
-            self.status(f"Reading verifier logs… {fraction:.0%}")
+            self.status(f"Reading verifier logs… {fraction:.0%}", background=True)
 
     def _verifiers_indexed(self, index: VerifierIndex) -> None:
         if not self.app.is_running:
@@ -174,7 +176,7 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         self.apply_filters()
         gc.freeze()
         if self._status_text.startswith("Reading verifier logs"):
-            self.status("")
+            self.status("", background=True)
 
     # --- filtering and sorting -----------------------------------------------------------------
     def apply_filters(self, keep: int | None = None) -> None:
@@ -425,6 +427,7 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         )
 
     _status_text = ""
+    _status_held = None  # the timer that ends a held message
 
     def working(self, message: str, fraction: float | None) -> None:
         """Progress of long work (search, export) in the message line; None hides the bar."""
@@ -432,12 +435,25 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         bar.display = fraction is not None
         if fraction is not None:
             bar.update(progress=fraction)
-            self.status(message)
+            self.status(message, background=True)
 
-    def status(self, message: str) -> None:
-        """The message line: what the last action did (the position line above says where we are)."""
+    def status(self, message: str, hold: bool = False, background: bool = False) -> None:
+        """The message line: what the last action did (the position line above says where we are).
+
+        A held message (a change to what the user wrote: labels, notes) stays at least STATUS_HOLD
+        seconds against background messages (progress); the user's next action still replaces it."""
+        if background and self._status_held is not None:
+            return
+        if self._status_held is not None:
+            self._status_held.stop()
+            self._status_held = None
+        if hold:
+            self._status_held = self.set_timer(STATUS_HOLD, self._release_status)
         self._status_text = message
         self.query_one("#status", InfoBar).show((message, "italic"))
+
+    def _release_status(self) -> None:
+        self._status_held = None
 
     def action_prev_message(self) -> None:
         self._show_trial(self.trial_list.current_trial)  # a cursor move still in the queue comes first
