@@ -127,9 +127,13 @@ COMPARE = [
     Binding("h,left_square_bracket", "prev_message", "Prev message", show=False),
     Binding("l,right_square_bracket", "next_message", "Next message", show=False),
     Binding("tab", "other_side", "Other side"),
+    Binding("c", "choose_other", "Choose the right side"),
     Binding("s", "cycle_sync", "Sync"),
     Binding("t", "toggle_thinking", "Thinking", show=False),
 ]
+
+COMPARE_PICKER = [Binding("escape,q", "cancel", "Cancel")]
+"""The picker of the other side (Enter chooses: the option list's own key)."""
 
 HEAD_TO_HEAD = [
     *CLOSE,
@@ -151,6 +155,7 @@ SECTIONS.update(
         "Stats: matrix": MATRIX,
         "Stats: tables": GROUP_TABLE,
         "Compare": COMPARE,
+        "Compare: the other side": [*COMPARE_PICKER, Binding("enter", "select", "Compare with this attempt")],
         "Head-to-head": [*HEAD_TO_HEAD, *HEAD_TO_HEAD_TABLE],
     }
 )

@@ -570,14 +570,21 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         self.app.push_screen(HeadToHeadScreen(self.session, self._visible()), self._apply_picked)
 
     def action_compare(self) -> None:
+        """c: choose the other side in the picker, then compare side by side."""
         from ...data.compare import pick_counterpart
         from .compare import CompareScreen
+        from .compare_picker import ComparePicker
 
-        other = pick_counterpart(self.session, self.trial) if self.trial is not None else None
-        if other is None:
+        trial = self.trial
+        if trial is None or pick_counterpart(self.session, trial) is None:
             self.status("No other attempt of this task to compare with.")
             return
-        self.app.push_screen(CompareScreen(self.session, self.trial, other))
+
+        def chosen(other: int | None) -> None:
+            if other is not None:
+                self.app.push_screen(CompareScreen(self.session, trial, other))
+
+        self.app.push_screen(ComparePicker(self.session, trial, self.trial_list.model_names), chosen)
 
     def action_help(self) -> None:
         from .help import HelpScreen
