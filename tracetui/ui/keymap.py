@@ -73,8 +73,6 @@ CONVERSATION = [
     *MOVE,
     *PAGE,
     Binding("enter", "activate", "Fold/expand"),
-    Binding("plus", "grow", "Grow", show=False),
-    Binding("minus", "shrink", "Shrink", show=False),
 ]
 
 VERIFIER = [

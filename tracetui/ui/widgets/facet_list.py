@@ -198,7 +198,14 @@ class FacetList(CursorList):
                 name_width -= 2
             segments += [Segment(fit(self.shown_label(facet.name, label), name_width), style), Segment(" " + count_text, DIM)]
         strip = Strip(segments).crop_extend(0, width, None)
-        return strip.apply_style(self._base_style + SELECTED_ROW if selected else self._base_style)
+        return strip.apply_style(self._base_style + SELECTED_ROW if selected and self.has_focus else self._base_style)
+
+    def on_focus(self) -> None:
+        """The cursor shows only while the sidebar has focus: elsewhere it would read as a chosen value."""
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
 
     # --- acting --------------------------------------------------------------------------------
     def action_toggle(self) -> None:
