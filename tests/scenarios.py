@@ -64,15 +64,36 @@ async def stats(pilot) -> None:
     await pilot.pause(0.2)
 
 
+async def failure(pilot) -> None:
+    """F from the trial list: the verifier, focused, at the first failed test's traceback."""
+    await loaded(pilot)
+    await pilot.press("F")
+    await pilot.pause()
+
+
+async def compare_picker(pilot) -> None:
+    """c on a trial whose task other models attempted too: the picker of the other side."""
+    from tracetui.data.compare import compare_choices
+
+    await loaded(pilot)
+    screen = pilot.app.screen
+    order = [int(t) for t in screen.trial_list.order]
+    screen.trial_list.move_to(next(i for i, t in enumerate(order) if all(compare_choices(screen.session, t))))
+    await pilot.press("c")
+    await pilot.pause()
+
+
 SCENARIOS = {
     "triage": triage,
     "reading": reading,
     "filtered": filtered,
     "verifier": verifier,
+    "failure": failure,
+    "compare-picker": compare_picker,
     "help": help_screen,
     "stats": stats,
 }
-SIZES = ((120, 40), (80, 24))
+SIZES = ((120, 40), (100, 30), (80, 24))
 
 
 def demo_app(folder: Path) -> TraceApp:

@@ -155,3 +155,14 @@ async def test_list_header_matches_rows_at_every_width_and_after_a_stats_cell(so
         await pilot.pause()
         assert app.screen is screen and "task" in screen.state.selected
         check_header_matches_rows(screen)
+
+
+async def test_find_from_the_zoomed_verifier_zooms_the_conversation(sources):
+    app = make_app(sources)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        screen.verifier.focus()
+        await pilot.press("z", "slash", *"terminal", "enter")
+        await pilot.pause()
+        assert screen.maximized is screen.conversation and screen.conversation.has_focus
+        assert screen.conversation.matches

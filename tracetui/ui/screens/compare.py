@@ -126,7 +126,7 @@ class CompareScreen(Screen[None]):
             self.query_one(f"#{side}-title", InfoBar).show_versions(
                 [*parts, "  ", *self._side_parts(trial, False)[1:], *dataset],
                 [*parts, "  ", *self._side_parts(trial, True)[1:], *dataset],
-                [*parts, "  ", *self._side_parts(trial, True, 16)[1:], *dataset],
+                *([*parts, "  ", *self._side_parts(trial, True, width)[1:], *dataset] for width in (16, 10)),
             )
 
     # --- scrolling together --------------------------------------------------------------------

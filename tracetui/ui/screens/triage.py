@@ -492,6 +492,8 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         if event.mode == "values":
             self._values_answered(event.value)
             return
+        if self.maximized is not None and self.maximized is not self.conversation:
+            self.maximize(self.conversation)  # what the answer acts on stays in view
         self.conversation.focus()
         if not event.value:
             return
