@@ -4,6 +4,7 @@ SVGs in screenshots/ (shown in the README): one list, so both always show the sa
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import tempfile
 from dataclasses import replace
@@ -102,9 +103,12 @@ def demo_app(folder: Path) -> TraceApp:
 
 
 async def save_all(out: Path) -> None:
+    """Each state from a fresh start, as in the snapshot tests: its own labels and saved view (one
+    scenario's filters would otherwise be resumed by the next), never the user's own."""
     with tempfile.TemporaryDirectory() as tmp:
         for name, scenario in SCENARIOS.items():
             for width, height in SIZES:
+                os.environ["TRACETUI_DATA_DIR"] = tempfile.mkdtemp(dir=tmp)
                 app = demo_app(Path(tmp) / "demo")
                 async with app.run_test(size=(width, height)) as pilot:
                     await scenario(pilot)
