@@ -24,6 +24,7 @@ from .cursor_list import CursorList
 
 SELECTED = Style(reverse=True)
 DIM = Style(dim=True)
+NOT_DIM = Style(dim=False)
 TASK_WIDTH = 24
 """Task names up to this long show in full before any other column keeps its width (issue 15)."""
 
@@ -132,6 +133,8 @@ class TrialList(CursorList):
         segments = []
         for column, w in self.columns(width):
             style = column.style(trial) if callable(column.style) else column.style
+            if selected and style is not None:
+                style += NOT_DIM  # dim text in the reversed row would be a grey block
             cell = fit(column.value(trial, w), w)
             segments.append(Segment((cell.rstrip().rjust(w) if column.right else cell) + " ", style))
         strip = Strip(segments).crop_extend(0, width, None)
