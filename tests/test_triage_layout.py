@@ -166,3 +166,30 @@ async def test_find_from_the_zoomed_verifier_zooms_the_conversation(sources):
         await pilot.pause()
         assert screen.maximized is screen.conversation and screen.conversation.has_focus
         assert screen.conversation.matches
+
+
+async def test_the_pane_in_use_gets_the_room_on_a_short_terminal(sources):
+    app = make_app(sources)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        trials, conversation, verifier = screen.trial_list, screen.conversation, screen.verifier
+        assert trials.size.height >= 8  # choosing a trial
+        await pilot.press("enter")  # reading it
+        await pilot.pause()
+        assert trials.size.height == 3 and conversation.size.height >= 9
+        await pilot.press("slash")  # a prompt keeps the arrangement of the pane it serves
+        await pilot.pause()
+        assert trials.size.height == 3
+        await pilot.press("escape", "F")  # the verifier at a failure
+        await pilot.pause()
+        assert verifier.has_focus and verifier.size.height >= 10 and trials.size.height == 3
+        await pilot.press("f")  # back to choosing
+        await pilot.pause()
+        assert trials.size.height >= 8
+    app = make_app(sources)
+    async with app.run_test(size=(120, 40)) as pilot:  # a tall terminal keeps its arrangement
+        screen = await wait_loaded(app, pilot)
+        heights = screen.trial_list.size.height
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.trial_list.size.height == heights >= 8

@@ -238,7 +238,11 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
     def on_resize(self) -> None:
         self.arrange_panes()
 
-    def on_descendant_focus(self) -> None:
+    _pane_in_use = None  # the pane last focused (a prompt keeps the arrangement of the pane it serves)
+
+    def on_descendant_focus(self, event) -> None:
+        if not isinstance(event.widget, PromptBar):
+            self._pane_in_use = event.widget
         self.arrange_panes()
 
     def watch_maximized(self) -> None:
@@ -251,7 +255,7 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
             return
         body = self.size.height - CHROME_LINES - self.prompt.display
         short = body < SHORT_BODY
-        focused = self.focused
+        focused = self._pane_in_use
         reading = focused is self.conversation or focused is self.verifier
         rows = READING_ROWS if short and reading else max(LIST_ROWS, int(body * 0.3) - 1)
         self.query_one("#list-pane").styles.height = rows + 1
@@ -369,6 +373,8 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         if panel.goto_failure(following):
             return self._reached_failure("")
         order, start = self.trial_list.order, self.trial_list.cursor
+        if not len(order):
+            return self.status("No trials listed (x clears the filters).")
         scan = len(order) if self.verifier_index is not None else min(len(order), self.UNINDEXED_SCAN)
         for step in range(1, scan + 1):
             position = (start + step) % len(order)
