@@ -162,6 +162,11 @@ class CompareScreen(Screen[None]):
     def action_next_message(self) -> None:
         self._leader().next_message(+1)
 
+    def on_descendant_focus(self) -> None:
+        """The leading side's title lights up."""
+        for side, view in zip(("left", "right"), self.sides):
+            self.query_one(f"#{side}-title").set_class(view.has_focus, "-focused")
+
     def action_other_side(self) -> None:
         left, right = self.sides
         (left if self.focused is right else right).focus()
