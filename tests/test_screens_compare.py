@@ -342,6 +342,10 @@ async def test_compare_picker_chooses_the_other_side_and_the_header_names_both(t
         await pilot.pause()
         compare = app.screen
         assert isinstance(compare, CompareScreen) and compare.trials == (trial, target)
+        assert compare.query_one("#left-title").has_class("-focused")  # the leading side is lit
+        await pilot.press("tab")
+        assert compare.query_one("#right-title").has_class("-focused")
+        assert not compare.query_one("#left-title").has_class("-focused")
         header = text_of(compare.query_one("#compare-header"))
         for side in (trial, target):
             info = session.info(side)

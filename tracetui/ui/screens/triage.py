@@ -23,30 +23,25 @@ from ...data.verifier_index import VerifierIndex, build_verifier_index
 from ...render.highlight import warm_up as warm_up_highlighting
 from .. import keymap
 from ..actions.external import ExternalActions
+from ..actions.failures import FailureActions
+from ..actions.filters import FilterActions
 from ..actions.labels import LabelActions
+from ..actions.panes import PaneArrangement
 from ..actions.search import SearchActions
 from ..filter_commands import FilterValueCommands
 from ..format import human_size, result_text
 from ..widgets.bars import InfoBar, PromptBar
+from ..widgets.columns import Column
 from ..widgets.conversation import ConversationView
 from ..widgets.cursor_list import CursorList
 from ..widgets.facet_list import FacetList
-from ..widgets.columns import Column
 from ..widgets.trial_list import TrialList, TrialListHeader
 from ..widgets.verifier_panel import VerifierPanel
 
 ALWAYS_SHOWN = ("outcome", "result", "model", "task")
 SHOWN_WHEN_VARIED = ("agent", "model_provider", "trace_source", "dataset")
-LIST_ROWS = 8
-"""Trial rows the list shows while you choose (list or sidebar focused): 8 fit at 80x24."""
-SHORT_BODY = 30
-"""Panes shorter than this together give the room to the pane in use: the list keeps a few rows
-(`READING_ROWS`) while you read, and the verifier grows when focused."""
-READING_ROWS = 3
 STATUS_HOLD = 6.0
 """Seconds a held message (a label or note change) stays against background messages."""
-CHROME_LINES = 4
-"""The header, position, status and key lines around the panes."""
 
 
 def tests_cell(summary: str, width: int) -> str:
@@ -56,7 +51,9 @@ def tests_cell(summary: str, width: int) -> str:
     return summary.split(" ")[0] if summary.endswith(" tests") else summary.split(" ")[-1]
 
 
-class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
+class TriageScreen(
+    FilterActions, FailureActions, PaneArrangement, LabelActions, SearchActions, ExternalActions, Screen
+):
     BINDINGS = keymap.APP
     COMMANDS = {FilterValueCommands}
     ALLOW_IN_MAXIMIZED_VIEW = "Footer, PromptBar, #position, #status-row"
@@ -72,7 +69,6 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         self.trial: int | None = None
         self._start_trial = trial
         self._subagent = -1  # -1: the main history; else an index into history.subagents
-        self._verifier_delta = 0  # lines added or taken by + / -
 
     def compose(self) -> ComposeResult:
         yield InfoBar(id="header")
@@ -222,82 +218,9 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
             [f"{counts} · pass ", (rate, "bold green"), *short_tail],
         )
 
-    def _filters_text(self) -> str:
-        """The active filters as `facet=value|value`, models by their short names."""
-        names = self.trial_list.model_names
-        parts = [
-            f"{facet}=" + "|".join(sorted(names.get(v, v) if facet == "model" else v for v in values))
-            for facet, values in self.state.selected.items()
-        ]
-        if self.state.text:
-            parts.append(f"name~{self.state.text}")
-        if self.search_result is not None:
-            parts.append(f"matches~{self.search_result.pattern}")
-        return " ".join(parts)
-
-    def on_resize(self) -> None:
-        self.arrange_panes()
-
-    _pane_in_use = None  # the pane last focused (a prompt keeps the arrangement of the pane it serves)
-
-    def on_descendant_focus(self, event) -> None:
-        if not isinstance(event.widget, PromptBar):
-            self._pane_in_use = event.widget
-        self.arrange_panes()
-
-    def watch_maximized(self) -> None:
-        self.arrange_panes()
-
-    def arrange_panes(self) -> None:
-        """Heights of the trial list and the verifier. On a short terminal the pane in use gets the room:
-        8 trial rows while choosing, 3 while reading, a tall verifier when it has focus."""
-        if not self.is_mounted:
-            return
-        body = self.size.height - CHROME_LINES - self.prompt.display
-        short = body < SHORT_BODY
-        focused = self._pane_in_use
-        reading = focused is self.conversation or focused is self.verifier
-        rows = READING_ROWS if short and reading else max(LIST_ROWS, int(body * 0.3) - 1)
-        self.query_one("#list-pane").styles.height = rows + 1
-        verifier = max(3, round(body * 0.3) + self._verifier_delta)
-        if short and focused is self.verifier:
-            verifier = max(verifier, body // 2 + 2)
-        verifier = min(verifier, max(3, body - rows - 1 - 5))  # the conversation keeps 4 lines
-        self.verifier.styles.height = "1fr" if self.maximized is self.verifier else verifier
-
     @on(FacetList.Toggled)
     def _toggled(self, event: FacetList.Toggled) -> None:
         self.toggle_filter(event.facet, event.label)
-
-    def toggle_filter(self, facet: str, label: str) -> None:
-        """A filter value on or off (the sidebar, the command palette)."""
-        self.state = self.state.toggled(facet, label)
-        self.apply_filters()
-        shown = f"{facet}={self.facet_list.shown_label(facet, label)}"
-        on = label in self.state.selected.get(facet, ())
-        self.status(f"Filter {shown} on: {len(self.trial_list.order):,} trials." if on else f"Filter {shown} off.")
-
-    @on(FacetList.FilterValues)
-    def _filter_values(self) -> None:
-        self.prompt.ask("values", "show filter values containing… (↑ / ↓ move, Enter toggles, Esc)")
-
-    @on(Input.Changed, "#prompt")
-    def _prompt_changed(self, event: Input.Changed) -> None:
-        if self.prompt.mode == "values":
-            self.facet_list.set_query(event.value)
-
-    @on(PromptBar.Stepped)
-    def _prompt_stepped(self, event: PromptBar.Stepped) -> None:
-        if event.mode == "values":
-            self.facet_list.move_to(self.facet_list.cursor + event.step)
-
-    def _values_answered(self, text: str) -> None:
-        """Enter toggles the value under the sidebar's cursor; either way all values show again."""
-        facets = self.facet_list
-        if text and facets.current_value() is not None:
-            facets.activate()
-        facets.set_query("")
-        facets.focus()
 
     @on(Input.Changed, "#name-filter")
     def _name_changed(self, event: Input.Changed) -> None:
@@ -357,48 +280,6 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         """H / L show the trial at once, so keys typed right after act on it, not on the one before."""
         self.trial_list.move_to(self.trial_list.cursor + step)
         self._show_trial(self.trial_list.current_trial)
-
-    # --- failures ------------------------------------------------------------------------------
-    verifier_index: VerifierIndex | None = None
-    UNINDEXED_SCAN = 2000
-    """Trials F parses on the spot, looking for the next failure, before the background index is in."""
-
-    def action_next_failure(self) -> None:
-        """F: the verifier, focused, at the traceback of the first failed test; again, at the next one,
-        then at the first one of the next trial in the list that has any (wrapping at the end)."""
-        self._show_trial(self.trial_list.current_trial)  # a list move still in the queue comes first
-        panel = self.verifier
-        panel.display = True
-        following = panel.failure + 1 if panel.has_focus else 0
-        if panel.goto_failure(following):
-            return self._reached_failure("")
-        order, start = self.trial_list.order, self.trial_list.cursor
-        if not len(order):
-            return self.status("No trials listed (x clears the filters).")
-        scan = len(order) if self.verifier_index is not None else min(len(order), self.UNINDEXED_SCAN)
-        for step in range(1, scan + 1):
-            position = (start + step) % len(order)
-            if self._may_have_failures(int(order[position])):
-                self.trial_list.move_to(position)
-                self._show_trial(self.trial_list.current_trial)
-                if panel.goto_failure(0):
-                    return self._reached_failure(" (from the top of the list)" if position <= start else "")
-        self.status("No failed tests with a traceback in the listed trials." if scan == len(order)
-                    else "No failed tests in the next trials; the rest are still being read.")
-
-    def _may_have_failures(self, trial: int) -> bool:
-        if self.verifier_index is not None:
-            return bool(self.verifier_index.failed[trial])
-        from ...verifier import parse_verifier
-
-        return bool(parse_verifier(self.session.verifier_output(trial)).failed_tests)
-
-    def _reached_failure(self, note: str) -> None:
-        panel = self.verifier
-        panel.focus()
-        failures = panel.failures()
-        name = failures[panel.failure][0]
-        self.status(f"Failed test {panel.failure + 1}/{len(failures)}: {name}{note}  (F: next failure)")
 
     # --- conversation --------------------------------------------------------------------------
     @on(ConversationView.Moved)
@@ -539,12 +420,6 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         panel.display = not panel.display
         if not panel.display and panel.has_focus:
             self.conversation.focus()
-
-    def resize_verifier(self, delta: int) -> None:
-        """`+` / `-` in the verifier panel: grow or shrink it by whole lines, from the height it shows."""
-        shown = self.verifier.outer_size.height
-        self._verifier_delta = shown + delta - round((self.size.height - CHROME_LINES) * 0.3)
-        self.arrange_panes()
 
     def action_maximize(self) -> None:
         if self.maximized is not None:
