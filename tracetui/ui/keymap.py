@@ -20,7 +20,7 @@ APP = [
     Binding("h,left_square_bracket", "prev_message", "Prev message", show=False),
     Binding("l,right_square_bracket", "next_message", "Next message", show=False),
     Binding("f", "focus_filters", "Filters", show=False),
-    Binding("F", "next_failure", "Next failed test"),
+    Binding("F", "next_failure", "Next failed test", id="failure.next"),
     Binding("v", "toggle_verifier", "Verifier"),
     Binding("z", "maximize", "Zoom", show=False),
     Binding("slash", "find", "Find", key_display="/"),
@@ -36,7 +36,7 @@ APP = [
     Binding("escape", "escape", "Cancel / clear search", show=False),
     Binding("a", "annotate", "Note", show=False),
     *(Binding(str(n), f"label({n})", f"Toggle label {n}", show=False) for n in range(1, 10)),
-    Binding("U", "undo_label", "Undo the last label change", show=False),
+    Binding("U", "undo_label", "Undo the last label change", show=False, id="label.undo"),
     Binding("y", "copy", "Copy", show=False),
     Binding("Y", "copy_trial", "Copy trial (Markdown)", show=False),
     Binding("ctrl+e", "export", "Export", show=False),
@@ -64,9 +64,9 @@ TRIAL_LIST = [*MOVE, *PAGE, Binding("enter", "open", "Read", show=True)]
 FACETS = [
     *MOVE,
     Binding("enter,space", "toggle", "Toggle value"),
-    Binding("right_square_bracket,J", "next_section", "Next section"),
-    Binding("left_square_bracket,K", "prev_section", "Previous section"),
-    Binding("slash", "filter_values", "Show values containing…"),
+    Binding("right_square_bracket,J", "next_section", "Next section", id="filters.next_section"),
+    Binding("left_square_bracket,K", "prev_section", "Previous section", id="filters.prev_section"),
+    Binding("slash", "filter_values", "Show values containing…", id="filters.find_values"),
 ]
 
 CONVERSATION = [
@@ -125,12 +125,12 @@ COMPARE = [
     Binding("h,left_square_bracket", "prev_message", "Prev message", show=False),
     Binding("l,right_square_bracket", "next_message", "Next message", show=False),
     Binding("tab", "other_side", "Other side"),
-    Binding("c", "choose_other", "Choose the right side"),
+    Binding("c", "choose_other", "Choose the right side", id="compare.choose_other"),
     Binding("s", "cycle_sync", "Sync"),
     Binding("t", "toggle_thinking", "Thinking", show=False),
 ]
 
-COMPARE_PICKER = [Binding("escape,q", "cancel", "Cancel")]
+COMPARE_PICKER = [Binding("escape,q", "cancel", "Cancel", id="picker.cancel")]
 """The picker of the other side (Enter chooses: the option list's own key)."""
 
 HEAD_TO_HEAD = [
@@ -153,7 +153,7 @@ SECTIONS.update(
         "Stats: matrix": MATRIX,
         "Stats: tables": GROUP_TABLE,
         "Compare": COMPARE,
-        "Compare: the other side": [*COMPARE_PICKER, Binding("enter", "select", "Compare with this attempt")],
+        "Compare: the other side": [*COMPARE_PICKER, Binding("enter", "select", "Compare with this attempt", id="picker.choose")],
         "Head-to-head": [*HEAD_TO_HEAD, *HEAD_TO_HEAD_TABLE],
     }
 )
