@@ -83,10 +83,17 @@ VERIFIER = [
     Binding("minus", "shrink", "Shrink", show=False),
 ]
 
+PROMPT = [
+    Binding("down", "step(1)", "Next value (filter values)", show=False, id="prompt.next"),
+    Binding("up", "step(-1)", "Previous value (filter values)", show=False, id="prompt.prev"),
+]
+"""The one-line prompt at the bottom (find, search, episode, export, filter values)."""
+
 SECTIONS = {
     "Everywhere": APP,
     "Trial list": TRIAL_LIST,
     "Filters": FACETS,
+    "Prompt": PROMPT,
     "Conversation": CONVERSATION,
     "Verifier panel": VERIFIER,
 }

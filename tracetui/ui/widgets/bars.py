@@ -5,11 +5,11 @@ from __future__ import annotations
 from rich.cells import get_character_cell_size
 from rich.text import Text
 from textual import events
-from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Input, Static
 
 from ...trace.sanitize import sanitize
+from .. import keymap
 
 Part = tuple[str, str] | str
 """A piece of an InfoBar line: text, or (text, style)."""
@@ -79,10 +79,7 @@ class PromptBar(Input):
     """A single-line prompt docked at the bottom: find (`/`), search (`s`), episode jumps (`e`), export,
     and the sidebar's value filter, whose cursor ↑ / ↓ move while typing."""
 
-    BINDINGS = [
-        Binding("down", "step(1)", "Next", show=False),
-        Binding("up", "step(-1)", "Previous", show=False),
-    ]
+    BINDINGS = keymap.PROMPT
 
     class Answered(Message):
         def __init__(self, mode: str, value: str) -> None:
