@@ -4,6 +4,7 @@ SVGs in screenshots/ (shown in the README): one list, so both always show the sa
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import tempfile
 from dataclasses import replace
@@ -18,7 +19,7 @@ async def loaded(pilot) -> None:
     """Wait for the session and for the background verifier index, so nothing changes afterwards."""
     screen = await wait_loaded(pilot.app, pilot)
     for _ in range(500):
-        indexed = any(column[0] == "tests" for column in screen.trial_list.extra_columns)
+        indexed = any(column.key == "tests" for column in screen.trial_list.extra_columns)
         if indexed and not any(w.is_running for w in screen.workers):
             break
         await pilot.pause(0.02)
@@ -70,18 +71,39 @@ async def stats(pilot) -> None:
     await pilot.pause(0.2)
 
 
+async def failure(pilot) -> None:
+    """F from the trial list: the verifier, focused, at the first failed test's traceback."""
+    await loaded(pilot)
+    await pilot.press("F")
+    await pilot.pause()
+
+
+async def compare_picker(pilot) -> None:
+    """c on a trial whose task other models attempted too: the picker of the other side."""
+    from tracetui.data.compare import compare_choices
+
+    await loaded(pilot)
+    screen = pilot.app.screen
+    order = [int(t) for t in screen.trial_list.order]
+    screen.trial_list.move_to(next(i for i, t in enumerate(order) if all(compare_choices(screen.session, t))))
+    await pilot.press("c")
+    await pilot.pause()
+
+
 SCENARIOS = {
     "triage": triage,
     "reading": reading,
     "reading-light": reading_light,
     "filtered": filtered,
     "verifier": verifier,
+    "failure": failure,
+    "compare-picker": compare_picker,
     "help": help_screen,
     "stats": stats,
 }
-SIZES = ((120, 40), (80, 24))
+SIZES = ((120, 40), (100, 30), (80, 24))
 CASES = [(name, size) for name in SCENARIOS for size in (SIZES[:1] if name.endswith("-light") else SIZES)]
-"""(scenario, terminal size) pairs: every scenario at both sizes, the light-theme ones at 120x40 only."""
+"""(scenario, terminal size) pairs: every scenario at every size, the light-theme ones at 120x40 only."""
 
 
 def demo_app(folder: Path) -> TraceApp:
@@ -90,8 +112,11 @@ def demo_app(folder: Path) -> TraceApp:
 
 
 async def save_all(out: Path) -> None:
+    """Each state from a fresh start, as in the snapshot tests: its own labels and saved view (one
+    scenario's filters would otherwise be resumed by the next), never the user's own."""
     with tempfile.TemporaryDirectory() as tmp:
         for name, (width, height) in CASES:
+            os.environ["TRACETUI_DATA_DIR"] = tempfile.mkdtemp(dir=tmp)
             app = demo_app(Path(tmp) / "demo")
             async with app.run_test(size=(width, height)) as pilot:
                 await SCENARIOS[name](pilot)

@@ -295,7 +295,71 @@ async def test_triage_keys_open_stats_compare_and_head_to_head(tmp_path):
         for key, kind in (("S", Stats), ("c", Compare), ("W", HeadToHead)):
             await pilot.press(key)
             await pilot.pause()
+            if key == "c":  # the picker first: Enter takes the highlighted attempt
+                await pilot.press("enter")
+                await pilot.pause()
             assert isinstance(app.screen, kind), key
             await pilot.press("escape")
             await pilot.pause()
             assert app.screen is screen
+
+
+async def test_compare_picker_chooses_the_other_side_and_the_header_names_both(tmp_path):
+    """c offers the task's other attempts (same model first, then other models), the likeliest one
+    highlighted; the compare header says which trial and model is on each side; c there changes the
+    right side."""
+    from textual.widgets import OptionList
+
+    from tracetui.data.compare import compare_choices
+    from tracetui.ui.screens.compare_picker import ComparePicker
+
+    from .ui_helpers import demo_sources, make_app, wait_loaded
+
+    app = make_app(demo_sources(tmp_path / "demo"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        session = app.session
+        order = [int(t) for t in screen.trial_list.order]
+        position = next(i for i, t in enumerate(order) if all(compare_choices(session, t)))
+        screen.trial_list.move_to(position)
+        await pilot.pause()
+        trial = screen.trial
+        same, others = compare_choices(session, trial)
+        assert all(session.info(t).model == session.info(trial).model for t in same)
+        assert all(session.info(t).model != session.info(trial).model for t in others)
+        await pilot.press("c")
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, ComparePicker)
+        choices = picker.query_one(OptionList)
+        ids = [choices.get_option_at_index(i).id for i in range(choices.option_count)]
+        assert [i for i in ids if i] == [str(t) for t in [*same, *others]]
+        assert choices.get_option_at_index(choices.highlighted).id == str(pick_counterpart(session, trial))
+        target = others[-1]  # another model's attempt
+        while choices.get_option_at_index(choices.highlighted).id != str(target):
+            await pilot.press("down")
+        await pilot.press("enter")
+        await pilot.pause()
+        compare = app.screen
+        assert isinstance(compare, CompareScreen) and compare.trials == (trial, target)
+        assert compare.query_one("#left-title").has_class("-focused")  # the leading side is lit
+        await pilot.press("tab")
+        assert compare.query_one("#right-title").has_class("-focused")
+        assert not compare.query_one("#left-title").has_class("-focused")
+        header = text_of(compare.query_one("#compare-header"))
+        for side in (trial, target):
+            info = session.info(side)
+            assert info.trial_name.rsplit("__", 1)[1] in header
+            assert info.model.rsplit("/", 1)[-1][:10] in header
+        await pilot.press("c")
+        await pilot.pause()
+        choices = app.screen.query_one(OptionList)
+        while choices.get_option_at_index(choices.highlighted).id != str(same[0]):
+            await pilot.press("up")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is compare and compare.trials == (trial, same[0])
+        assert session.info(same[0]).trial_name.rsplit("__", 1)[1] in text_of(compare.query_one("#right-title"))
+        await pilot.press("c", "escape")
+        await pilot.pause()
+        assert app.screen is compare

@@ -1,4 +1,4 @@
-"""Snapshot tests of the main states at 120x40 and 80x24 (pytest-textual-snapshot).
+"""Snapshot tests of the main states at 120x40, 100x30 and 80x24 (pytest-textual-snapshot).
 
 After an intended change of what the app shows: `pytest tests/test_snapshots.py --snapshot-update`,
 then `python -m tests.scenarios screenshots` to refresh the README's pictures."""

@@ -9,7 +9,7 @@ from tracetui.data.sources import SourceSpec
 from tracetui.ui.actions.search import parse_query
 from tracetui.ui.screens.note import NoteScreen
 
-from .ui_helpers import make_app, text_of, wait_loaded
+from .ui_helpers import make_app, text_of, visible_lines, wait_loaded
 
 
 async def wait_idle(screen, pilot, group: str) -> None:
@@ -47,7 +47,7 @@ async def test_labels_and_notes_persist_and_filter(sources):
         from tracetui.store.labels import trial_key
 
         assert screen.store.note(trial_key(again.session, screen.trial)) == "looks like a test hack"
-        assert "reward-hack" in screen._label_cell(screen.trial)
+        assert "reward-hack" in screen._label_cell(screen.trial, 16)
         from .scenarios import loaded
 
         await loaded(pilot)  # the background verifier index is in, and nothing else is running
@@ -122,3 +122,41 @@ async def test_pager_runs_through_suspend(sources, tmp_path, monkeypatch):
         monkeypatch.setattr(type(app), "suspend", lambda self: nullcontext())  # headless: nothing to hand over
         await pilot.press("p")
         assert seen.read_text() == screen.conversation.current_message().content
+
+
+async def test_label_marker_held_status_and_undo(sources):
+    from tracetui.store.labels import trial_key
+
+    app = make_app(sources)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        trial = screen.trial
+        key = trial_key(app.session, trial)
+        await pilot.press("1", "2")
+        assert screen.store.labels(key) == {"reward-hack", "bad-task"}
+        row = visible_lines(screen.trial_list)[screen.trial_list.cursor]
+        assert "●" in row  # the list marks the labelled trial, even at 80 columns
+        status = text_of(screen.query_one("#status"))
+        assert status.startswith("Added label 'bad-task' (saved; U undoes)")
+        screen.status("Reading verifier logs… 50%", background=True)  # background news waits its turn
+        assert text_of(screen.query_one("#status")) == status
+        await pilot.press("U")
+        assert screen.store.labels(key) == {"reward-hack"}
+        await pilot.press("U")
+        assert screen.store.labels(key) == frozenset()
+        assert "●" not in visible_lines(screen.trial_list)[screen.trial_list.cursor]
+        assert text_of(screen.query_one("#status")).startswith("Undone:")
+        await pilot.press("U")
+        assert text_of(screen.query_one("#status")) == "No label change to undo."
+
+
+async def test_digits_in_a_text_box_never_label(sources):
+    app = make_app(sources)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        screen.query_one("#name-filter").focus()
+        await pilot.press("1", "2", "3")
+        assert screen.query_one("#name-filter").value == "123"
+        screen.conversation.focus()
+        await pilot.press("e", "1", "escape", "slash", "4", "escape", "s", "5", "escape")
+        assert not screen._records and not screen._label_undo

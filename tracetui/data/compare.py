@@ -24,21 +24,34 @@ def pick_counterpart(session: Session, trial: int) -> int | None:
     Preference: the opposite outcome (a pass against a partial/fail/error, and the reverse), then the
     same model, then the most recent date; ties go to the first trial.
     """
+    ranked = _other_attempts(session, trial)
+    return ranked[0] if ranked else None
+
+
+def compare_choices(session: Session, trial: int) -> tuple[list[int], list[int]]:
+    """The other attempts of `trial`'s task, (same model, other models), each in the order of
+    preference of `pick_counterpart`: what the compare picker offers."""
+    ranked = _other_attempts(session, trial)
+    models = session.trials.codes["model"]
+    same = [t for t in ranked if models[t] == models[trial]]
+    return same, [t for t in ranked if models[t] != models[trial]]
+
+
+def _other_attempts(session: Session, trial: int) -> list[int]:
+    """Every other attempt of `trial`'s task, the best counterpart first (see `pick_counterpart`)."""
     t = session.trials
     task = int(t.codes["task"][trial])
     if task < 0:
-        return None
+        return []
     others = np.nonzero(t.codes["task"] == task)[0]
     others = others[others != trial]
-    if not len(others):
-        return None
     if t.outcome[trial] == PASS:
         opposite = np.isin(t.outcome[others], (PARTIAL, FAIL, ERROR))
     else:
         opposite = t.outcome[others] == PASS
     same_model = t.codes["model"][others] == t.codes["model"][trial]
-    best = max(range(len(others)), key=lambda i: (opposite[i], same_model[i], t.date[int(others[i])], -i))
-    return int(others[best])
+    ranked = sorted(range(len(others)), key=lambda i: (opposite[i], same_model[i], t.date[int(others[i])], -i), reverse=True)
+    return [int(others[i]) for i in ranked]
 
 
 def _score(session: Session, trials: np.ndarray) -> np.ndarray:

@@ -156,6 +156,15 @@ class LabelStore:
 
         return self._run(work, write=True)
 
+    def set_labels(self, key: TrialKey, labels: Iterable[str]) -> None:
+        """Replace the trial's labels (committed), keeping its note: what an undo puts back."""
+
+        def work(conn: sqlite3.Connection) -> None:
+            current = _current(conn, key)
+            _put(conn, key, labels, current.note if current else "")
+
+        self._run(work, write=True)
+
     def set_note(self, key: TrialKey, text: str) -> None:
         """Replace the note (committed); blank text removes it."""
 

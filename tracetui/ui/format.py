@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 
@@ -28,6 +30,25 @@ def human_size(size: int) -> str:
 def short_model(model: str) -> str:
     """`hosted_vllm/DCAgent/a1-e2egit` → `a1-e2egit`: the provider and org add nothing in a list."""
     return model.rstrip("/").rsplit("/", 1)[-1] if model else "—"
+
+
+def model_names(models: Iterable[str]) -> dict[str, str]:
+    """Each model id → its shortest tail of `/` segments that no other model shares: the provider
+    (`openai/`) and org go where they add nothing, and stay where two models would read the same
+    (`openai/gpt-4o` beside `azure/gpt-4o`)."""
+    models = [m for m in dict.fromkeys(models) if m]
+    parts = {m: m.rstrip("/").split("/") for m in models}
+    tails: dict[str, str] = {}
+    for model in models:
+        segments = parts[model]
+        for size in range(1, len(segments) + 1):
+            tail = "/".join(segments[-size:])
+            if size == len(segments) or not any(
+                "/".join(parts[o][-size:]) == tail for o in models if o != model
+            ):
+                tails[model] = tail
+                break
+    return tails
 
 
 def fit(text: str, width: int) -> str:

@@ -21,6 +21,7 @@ APP = [
     Binding("h,left_square_bracket", "prev_message", "Prev message", show=False, id="message.prev"),
     Binding("l,right_square_bracket", "next_message", "Next message", show=False, id="message.next"),
     Binding("f", "focus_filters", "Filters", show=False, id="filters.focus"),
+    Binding("F", "next_failure", "Next failed test", id="failure.next"),
     Binding("v", "toggle_verifier", "Verifier", id="verifier.toggle"),
     Binding("z", "maximize", "Zoom", show=False, id="pane.zoom"),
     Binding("slash", "find", "Find", key_display="/", id="find.start"),
@@ -36,6 +37,7 @@ APP = [
     Binding("escape", "escape", "Cancel / clear search", show=False, id="search.cancel"),
     Binding("a", "annotate", "Note", show=False, id="note.edit"),
     *(Binding(str(n), f"label({n})", f"Toggle label {n}", show=False, id=f"label.{n}") for n in range(1, 10)),
+    Binding("U", "undo_label", "Undo the last label change", show=False, id="label.undo"),
     Binding("y", "copy", "Copy", show=False, id="copy.message"),
     Binding("Y", "copy_trial", "Copy trial (Markdown)", show=False, id="copy.trial"),
     Binding("ctrl+e", "export", "Export", show=False, id="trials.export"),
@@ -63,14 +65,15 @@ TRIAL_LIST = [*MOVE, *PAGE, Binding("enter", "open", "Read", show=True, id="tria
 FACETS = [
     *MOVE,
     Binding("enter,space", "toggle", "Toggle value", id="filters.toggle"),
+    Binding("right_square_bracket,J", "next_section", "Next section", id="filters.next_section"),
+    Binding("left_square_bracket,K", "prev_section", "Previous section", id="filters.prev_section"),
+    Binding("slash", "filter_values", "Show values containing…", id="filters.find_values"),
 ]
 
 CONVERSATION = [
     *MOVE,
     *PAGE,
     Binding("enter", "activate", "Fold/expand", id="conversation.activate"),
-    Binding("plus", "grow", "Grow", show=False, id="verifier.grow"),
-    Binding("minus", "shrink", "Shrink", show=False, id="verifier.shrink"),
 ]
 
 VERIFIER = [
@@ -81,10 +84,17 @@ VERIFIER = [
     Binding("minus", "shrink", "Shrink", show=False, id="verifier.shrink"),
 ]
 
+PROMPT = [
+    Binding("down", "step(1)", "Next value (filter values)", show=False, id="prompt.next"),
+    Binding("up", "step(-1)", "Previous value (filter values)", show=False, id="prompt.prev"),
+]
+"""The one-line prompt at the bottom (find, search, episode, export, filter values)."""
+
 SECTIONS = {
     "Everywhere": APP,
     "Trial list": TRIAL_LIST,
     "Filters": FACETS,
+    "Prompt": PROMPT,
     "Conversation": CONVERSATION,
     "Verifier panel": VERIFIER,
 }
@@ -123,9 +133,13 @@ COMPARE = [
     Binding("h,left_square_bracket", "prev_message", "Prev message", show=False, id="message.prev"),
     Binding("l,right_square_bracket", "next_message", "Next message", show=False, id="message.next"),
     Binding("tab", "other_side", "Other side", id="compare.other_side"),
+    Binding("c", "choose_other", "Choose the right side", id="compare.choose_other"),
     Binding("s", "cycle_sync", "Sync", id="compare.sync"),
     Binding("t", "toggle_thinking", "Thinking", show=False, id="thinking.toggle"),
 ]
+
+COMPARE_PICKER = [Binding("escape,q", "cancel", "Cancel", id="picker.cancel")]
+"""The picker of the other side (Enter chooses: the option list's own key)."""
 
 HEAD_TO_HEAD = [
     *CLOSE,
@@ -147,6 +161,7 @@ SECTIONS.update(
         "Stats: matrix": MATRIX,
         "Stats: tables": GROUP_TABLE,
         "Compare": COMPARE,
+        "Compare: the other side": [*COMPARE_PICKER, Binding("enter", "select", "Compare with this attempt", id="picker.choose")],
         "Head-to-head": [*HEAD_TO_HEAD, *HEAD_TO_HEAD_TABLE],
     }
 )

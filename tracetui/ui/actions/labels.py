@@ -8,6 +8,7 @@ from ...store.config import load_config
 from ...store.facets import label_facet
 from ...store.labels import (
     LabelStore,
+    TrialKey,
     dataset_ids,
     decode_view,
     encode_view,
@@ -15,6 +16,9 @@ from ...store.labels import (
     trial_key,
 )
 from ..screens.note import NoteScreen
+from ..widgets.columns import Column
+
+LABELS_WIDTH = 16
 
 
 class LabelActions:
@@ -28,6 +32,7 @@ class LabelActions:
             if problem:
                 self.app.notify(problem, severity="warning", timeout=8, markup=False)
         self._records = {}
+        self._label_undo: list[tuple[TrialKey, int, frozenset[str]]] = []  # (trial, its labels before)
         self.refresh_labels()
         if not restore:
             return None, None
@@ -38,14 +43,20 @@ class LabelActions:
         """Re-read the store (other instances' changes included) into the label facet and column."""
         self._records = session_records(self.session, self.store)
         self.session.facets.add(label_facet(self.session, self.store, self.config.labels, self._records))
-        self.trial_list.set_column("labels", 16, self._label_cell if self._records else None)
-        if self.is_mounted:
-            self._update_list_header()
+        if not self._records:
+            self.trial_list.remove_column("labels")
+            return
+        longest = max(len(self._label_cell(trial, LABELS_WIDTH)) for trial in self._records)
+        width = max(len("labels"), min(LABELS_WIDTH, longest))
+        self.trial_list.set_column(Column("labels", "labels", width, self._label_cell, give_way=((25, 2),)))
 
-    def _label_cell(self, trial: int) -> str:
+    def _label_cell(self, trial: int, width: int) -> str:
+        """The trial's labels (and ✎ for a note); on a narrow list, a marker."""
         record = self._records.get(trial)
         if record is None:
             return ""
+        if width < 4:
+            return ("●" if record.labels else "") + ("✎" if record.note else "")
         return ",".join(sorted(record.labels)) + (" ✎" if record.note else "")
 
     _save_timer = None
@@ -70,8 +81,12 @@ class LabelActions:
         self.refresh_labels()
         self._show_facets()
         self.apply_filters()
-        self.status(message)
+        self.status(message, hold=True)
         self._report_store()
+
+    def _trial_title(self, trial: int) -> str:
+        info = self.session.info(trial)
+        return info.trial_name or info.task
 
     def action_label(self, number: int) -> None:
         label = self.config.label_for_digit(number)
@@ -80,8 +95,22 @@ class LabelActions:
         if label is None:
             self.status(f"No label {number}: set `labels = [...]` in the config file.")
             return
-        on = self.store.toggle(trial_key(self.session, self.trial), label)
-        self._after_label_change(f"{'Added' if on else 'Removed'} label {label!r} (saved).")
+        key = trial_key(self.session, self.trial)
+        before = self.store.labels(key)
+        on = self.store.toggle(key, label)
+        self._label_undo.append((key, self.trial, before))
+        change = "Added" if on else "Removed"
+        self._after_label_change(f"{change} label {label!r} (saved; U undoes): {self._trial_title(self.trial)}")
+
+    def action_undo_label(self) -> None:
+        """U: the trial of the last label change gets back the labels it had before it."""
+        if not self._label_undo:
+            self.status("No label change to undo.")
+            return
+        key, trial, before = self._label_undo.pop()
+        self.store.set_labels(key, before)
+        shown = ", ".join(sorted(before)) or "none"
+        self._after_label_change(f"Undone: {self._trial_title(trial)} has its labels back ({shown}; saved).")
 
     def action_annotate(self) -> None:
         if self.trial is None:

@@ -17,7 +17,7 @@ from ...data.session import Session, TrialInfo
 from ...trace.sanitize import sanitize
 from ...verifier import VerifierReport, parse_verifier
 from .. import keymap
-from ..format import OUTCOME_BADGES, result_text, short_model
+from ..format import OUTCOME_BADGES, fit, model_names, result_text
 from ..widgets.bars import InfoBar
 from ..widgets.conversation import ConversationView
 
@@ -49,6 +49,7 @@ class CompareScreen(Screen[None]):
         self.session = session
         self.trials = (left_trial, right_trial)
         self.sync = SYNC_MODES[0]
+        self.model_names = model_names(session.facets.facets["model"].labels)
 
     def compose(self) -> ComposeResult:
         yield InfoBar(id="compare-header")
@@ -65,23 +66,51 @@ class CompareScreen(Screen[None]):
         return self.query_one("#left-conversation", ConversationView), self.query_one("#right-conversation", ConversationView)
 
     def on_mount(self) -> None:
-        for side, trial, view in zip(("left", "right"), self.trials, self.sides):
-            history = self.session.history(trial)
-            view.show(history.messages, history)
-            report = parse_verifier(self.session.verifier_output(trial))
-            self.query_one(f"#{side}-verdict", InfoBar).show(*verdict_parts(self.session.info(trial), report))
-        self._show_header()
+        for side in ("left", "right"):
+            self._load(side)
         self.sides[0].focus()
 
+    def _load(self, side: str) -> None:
+        trial = self.trials[0 if side == "left" else 1]
+        view = self.query_one(f"#{side}-conversation", ConversationView)
+        history = self.session.history(trial)
+        view.show(history.messages, history)
+        report = parse_verifier(self.session.verifier_output(trial))
+        self.query_one(f"#{side}-verdict", InfoBar).show(*verdict_parts(self.session.info(trial), report))
+        self._show_header()
+
     # --- what is shown -------------------------------------------------------------------------
+    def _side_parts(self, trial: int, short: bool, model_width: int = 0) -> list:
+        """Outcome badge, trial id and model of one side; `short` keeps the id's random suffix only
+        (when both sides attempt the same task), `model_width` cuts the model name."""
+        info = self.session.info(trial)
+        symbol, style = OUTCOME_BADGES[info.outcome]
+        name = info.trial_name or info.task
+        if short and "__" in name:
+            name = name.rsplit("__", 1)[1]
+        model = sanitize(self.model_names.get(info.model, info.model))
+        return [(f"{symbol} ", style), (sanitize(name), "bold"), f" {fit(model, model_width).rstrip() if model_width else model}"]
+
     def _show_header(self) -> None:
+        """Which trial and model is on each side; the task once when both attempt the same one."""
         left, right = (self.session.info(t) for t in self.trials)
-        task = left.task if left.task == right.task else f"{left.task} / {right.task}"
-        self.query_one("#compare-header", InfoBar).show(
-            ("Compare ", "bold"),
-            (sanitize(task), "bold"),
-            f"  ·  sync by {self.sync}" if self.sync != "off" else "  ·  sync off",
-            ("  ·  h / l: previous / next message on both sides", "dim"),
+        same = left.task == right.task
+        task = sanitize(left.task) if same else f"{sanitize(left.task)} / {sanitize(right.task)}"
+        sync = f"sync by {self.sync}" if self.sync != "off" else "sync off"
+
+        def sides(short: bool, model_width: int = 0) -> list:
+            return [*self._side_parts(self.trials[0], short, model_width), ("  vs  ", "dim"),
+                    *self._side_parts(self.trials[1], short, model_width)]
+
+        hint = ("  ·  h / l: both sides move  ·  c: choose the right side", "dim")
+        prefix = [("Compare ", "bold"), (task, "bold"), ":  "]
+        self.query_one("#compare-header", InfoBar).show_versions(
+            [*prefix, *sides(False), f"  ·  {sync}", hint],
+            [*prefix, *sides(False), f"  ·  {sync}"],
+            [*prefix, *sides(same), f"  ·  {sync}"],
+            [*prefix, *sides(same, 16), f" · {sync}"],
+            [*sides(same, 16), f" · {sync}"],
+            [*sides(same, 10), f" · {sync}"],
         )
 
     def _show_titles(self) -> None:
@@ -93,11 +122,12 @@ class CompareScreen(Screen[None]):
                 parts.append((f"#{view.current + 1}/{len(view.messages)}", "cyan"))
             if episode is not None:
                 parts.append((f" ep {episode}/{episodes}", "cyan"))
-            name = sanitize(info.trial_name or info.task)
-            parts += ["  " if parts else "", (name, "bold"), f"  {sanitize(short_model(info.model))}"]
-            if len(self.session.datasets) > 1:
-                parts.append((f"  {sanitize(info.dataset)}", "dim"))
-            self.query_one(f"#{side}-title", InfoBar).show(*parts)
+            dataset = [(f"  {sanitize(info.dataset)}", "dim")] if len(self.session.datasets) > 1 else []
+            self.query_one(f"#{side}-title", InfoBar).show_versions(
+                [*parts, "  ", *self._side_parts(trial, False)[1:], *dataset],
+                [*parts, "  ", *self._side_parts(trial, True)[1:], *dataset],
+                *([*parts, "  ", *self._side_parts(trial, True, width)[1:], *dataset] for width in (16, 10)),
+            )
 
     # --- scrolling together --------------------------------------------------------------------
     @on(ConversationView.Moved)
@@ -132,6 +162,11 @@ class CompareScreen(Screen[None]):
     def action_next_message(self) -> None:
         self._leader().next_message(+1)
 
+    def on_descendant_focus(self) -> None:
+        """The leading side's title lights up."""
+        for side, view in zip(("left", "right"), self.sides):
+            self.query_one(f"#{side}-title").set_class(view.has_focus, "-focused")
+
     def action_other_side(self) -> None:
         left, right = self.sides
         (left if self.focused is right else right).focus()
@@ -144,6 +179,18 @@ class CompareScreen(Screen[None]):
     def action_toggle_thinking(self) -> None:
         for view in self.sides:
             view.toggle_thinking()
+
+    def action_choose_other(self) -> None:
+        """c: another attempt on the right side, from the picker."""
+        from .compare_picker import ComparePicker
+
+        def chosen(other: int | None) -> None:
+            if other is not None:
+                self.trials = (self.trials[0], other)
+                self._load("right")
+                self._moved()
+
+        self.app.push_screen(ComparePicker(self.session, self.trials[0], self.model_names), chosen)
 
     def action_close(self) -> None:
         self.dismiss(None)

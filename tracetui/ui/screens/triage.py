@@ -23,24 +23,42 @@ from ...data.verifier_index import VerifierIndex, build_verifier_index
 from ...render.highlight import warm_up as warm_up_highlighting
 from .. import keymap
 from ..actions.external import ExternalActions
+from ..actions.failures import FailureActions
+from ..actions.filters import FilterActions
 from ..actions.labels import LabelActions
+from ..actions.panes import PaneArrangement
 from ..actions.search import SearchActions
 from ..commands import SortCommands
-from ..format import human_size, result_text, short_model
+from ..filter_commands import FilterValueCommands
+from ..format import human_size, result_text
 from ..widgets.bars import InfoBar, PromptBar
+from ..widgets.columns import Column
 from ..widgets.conversation import ConversationView
 from ..widgets.cursor_list import CursorList
 from ..widgets.facet_list import FacetList
-from ..widgets.trial_list import TrialList
+from ..widgets.trial_list import TrialList, TrialListHeader
 from ..widgets.verifier_panel import VerifierPanel
 
 ALWAYS_SHOWN = ("outcome", "result", "model", "task")
 SHOWN_WHEN_VARIED = ("agent", "model_provider", "trace_source", "dataset")
+STATUS_HOLD = 6.0
+"""Seconds a held message (a label or note change) stays against background messages."""
 
 
-class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
+def tests_cell(summary: str, width: int) -> str:
+    """The tests column: "2/3 tests" or "score 0.6", just the figure when narrow."""
+    if width >= len(summary) or " " not in summary:
+        return summary
+    return summary.split(" ")[0] if summary.endswith(" tests") else summary.split(" ")[-1]
+
+
+class TriageScreen(
+    FilterActions, FailureActions, PaneArrangement, LabelActions, SearchActions, ExternalActions, Screen
+):
     BINDINGS = keymap.APP
-    COMMANDS = {SortCommands}
+    COMMANDS = {SortCommands, FilterValueCommands}
+    ALLOW_IN_MAXIMIZED_VIEW = "Footer, PromptBar, #position, #status-row"
+    """A zoomed pane keeps the prompt (find, episode), the position and message lines and the keys."""
 
     def __init__(self, session: Session, state: FilterState | None = None, trial: int | None = None) -> None:
         super().__init__()
@@ -61,8 +79,9 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
                 yield FacetList(id="facets")
             with Vertical(id="main"):
                 with Vertical(id="list-pane"):
-                    yield InfoBar(id="list-header")
-                    yield TrialList(self.session, id="trials")
+                    trials = TrialList(self.session, id="trials")
+                    yield TrialListHeader(trials, id="list-header")
+                    yield trials
                 yield ConversationView(id="conversation")
                 yield VerifierPanel(id="verifier")
         yield PromptBar(id="prompt")
@@ -99,6 +118,8 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
             self.state = saved_state
         if saved_trial is not None:
             self._start_trial = saved_trial
+        self.conversation.border_title = "conversation"
+        self.verifier.border_title = "verifier"
         self.facet_list.state = self.state
         self._show_facets()
         self.query_one("#name-filter", Input).value = self.state.text
@@ -119,7 +140,7 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         totals = facets.apply(FilterState()).counts
         names = [*ALWAYS_SHOWN, *(n for n in SHOWN_WHEN_VARIED if int(np.count_nonzero(totals[n])) > 1)]
         names += [n for n in facets.facets if n not in ALWAYS_SHOWN + SHOWN_WHEN_VARIED and totals[n].any()]
-        self.facet_list.set_facets([facets.facets[n] for n in names], totals)
+        self.facet_list.set_facets([facets.facets[n] for n in names], totals, {"model": self.trial_list.model_names})
 
     @work(thread=True, exclusive=True, group="verifier-index")
     def index_verifiers(self) -> None:
@@ -134,18 +155,25 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
 
     def _index_progress(self, fraction: float) -> None:
         """Background progress shows only while the message line has nothing of the user's to say."""
+        if not self.app.is_running:  # quitting: the panes may be gone already
+            return
         if not self._status_text or self._status_text.startswith("Reading verifier logs"):
-            self.status(f"Reading verifier logs… {fraction:.0%}")
+            self.status(f"Reading verifier logs… {fraction:.0%}", background=True)
 
     def _verifiers_indexed(self, index: VerifierIndex) -> None:
+        if not self.app.is_running:
+            return
+        self.verifier_index = index
         self.session.facets.add(index.facet())
-        self.trial_list.set_column("tests", 10, lambda trial: index.short[trial])
+        self.trial_list.set_column(
+            Column("tests", "tests", 9, lambda trial, width: tests_cell(index.short[trial], width),
+                   give_way=((35, 5), (55, 0)), right=True)
+        )
         self._show_facets()
         self.apply_filters()
-        self._update_list_header()
         gc.freeze()
         if self._status_text.startswith("Reading verifier logs"):
-            self.status("")
+            self.status("", background=True)
 
     # --- filtering and sorting -----------------------------------------------------------------
     def apply_filters(self, keep: int | None = None) -> None:
@@ -153,7 +181,7 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         order = self.session.ordering.sort(result.visible, self.sort_key, self.sort_reverse)
         self.trial_list.set_order(order, keep=keep if keep is not None else self.trial)
         self.facet_list.update(result, self.state)
-        self._update_list_header()
+        self.trial_list.set_sort(self.sort_key, self.sort_reverse)
         self._update_header(order)
         self.schedule_save()
         if not len(order):
@@ -166,37 +194,34 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
             self._show_trial(self.trial_list.current_trial)
 
     def _update_header(self, order: np.ndarray) -> None:
+        """Sources, counts, pass rate and filters; on narrow terminals it abbreviates before it drops,
+        and the filters and pass rate stay."""
         session = self.session
         shown = len(order)
         outcome = session.trials.outcome[order]
         rated = np.count_nonzero(outcome != 4)
-        rate = f"{100 * np.count_nonzero(outcome == 0) / rated:.1f}%" if rated else "—"
+        passed = np.count_nonzero(outcome == 0)
+        rate = f"{100 * passed / rated:.1f}%" if rated else "—"
         sources = ", ".join(
             (ds.source.display or ds.label) + (f"@{ds.source.revision[:8]}" if ds.source.revision else "")
             for ds in session.datasets
         )
-        filters = self.state.describe()
-        if self.search_result is not None:
-            filters = f"{filters} matches~{self.search_result.pattern}".strip()
-        self.query_one("#header", InfoBar).show(
-            ("tracetui ", "bold"),
-            (sources, "cyan"),
-            f"  ·  {shown:,}/{len(session):,} trials  ·  {session.num_rows:,} rows  ·  pass ",
-            (rate, "bold green"),
-            *((("  ·  ", ""), (filters, "yellow")) if filters else ()),
+        filters = self._filters_text()
+        tail = (("  ·  ", ""), (filters, "yellow")) if filters else ()
+        short_tail = ((" · ", ""), (filters, "yellow")) if filters else ()
+        counts = f"{shown:,}/{len(session):,}"
+        self.query_one("#header", InfoBar).show_versions(
+            [("tracetui ", "bold"), (sources, "cyan"), f"  ·  {counts} trials  ·  {session.num_rows:,} rows  ·  pass ",
+             (rate, "bold green"), *tail],
+            [(sources, "cyan"), f"  ·  {counts} trials  ·  pass ", (rate, "bold green"), *tail],
+            [(sources, "cyan"), f" · {counts} · pass ", (rate, "bold green"), *short_tail],
+            [f"{counts} trials · pass ", (rate, "bold green"), *short_tail],
+            [f"{counts} · pass ", (rate, "bold green"), *short_tail],
         )
-
-    def _update_list_header(self) -> None:
-        width = self.trial_list.scrollable_content_region.width or self.size.width
-        self.query_one("#list-header", InfoBar).update(self.trial_list.header(width, self.sort_key, self.sort_reverse))
-
-    def on_resize(self) -> None:
-        self._update_list_header()
 
     @on(FacetList.Toggled)
     def _toggled(self, event: FacetList.Toggled) -> None:
-        self.state = self.state.toggled(event.facet, event.label)
-        self.apply_filters()
+        self.toggle_filter(event.facet, event.label)
 
     @on(Input.Changed, "#name-filter")
     def _name_changed(self, event: Input.Changed) -> None:
@@ -268,23 +293,29 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         info = self.session.info(self.trial)
         conv = self.conversation
         episode, episodes = conv.episode_position()
-        parts = [
-            (info.trial_name or info.task, "bold"),
-            f"  {short_model(info.model)}  {result_text(info.result, info.reward)}  ",
-        ]
+        model = self.trial_list.model_names.get(info.model, "—")
+        name, result = (info.trial_name or info.task, "bold"), f"  {result_text(info.result, info.reward)}  "
+        head = [name, f"  {model}", result]
         if conv.title != "main":
-            parts.append((f"[sub-agent: {conv.title}]  ", "magenta"))
+            head.append((f"[sub-agent: {conv.title}]  ", "magenta"))
+        where, short_where = [], []
         if episode is not None:
-            parts.append(f"episode {episode}/{episodes}  ")
+            where.append(f"episode {episode}/{episodes}  ")
+            short_where.append(f"ep {episode}/{episodes} ")
         if conv.messages:
-            parts.append(f"message {conv.current + 1}/{len(conv.messages)}  ")
-        parts.append((human_size(info.size), "dim"))
+            where.append(f"message {conv.current + 1}/{len(conv.messages)}  ")
+            short_where.append(f"msg {conv.current + 1}/{len(conv.messages)}")
         subs = len(conv.history.subagents) if conv.history else 0
-        if subs:
-            parts.append((f"  ·  {subs} sub-agent conversations (u)", "dim"))
-        self.query_one("#position", InfoBar).show(*parts)
+        more = [(f"  ·  {subs} sub-agent conversations (u)", "dim")] if subs else []
+        self.query_one("#position", InfoBar).show_versions(
+            [*head, *where, (human_size(info.size), "dim"), *more],
+            [*head, *where, *([(f"· {subs} sub-agents (u)", "dim")] if subs else [])],
+            [*head, *short_where],
+            [name, result, *head[3:], *short_where],
+        )
 
     _status_text = ""
+    _status_held = None  # the timer that ends a held message
 
     def working(self, message: str, fraction: float | None) -> None:
         """Progress of long work (search, export) in the message line; None hides the bar."""
@@ -292,12 +323,25 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         bar.display = fraction is not None
         if fraction is not None:
             bar.update(progress=fraction)
-            self.status(message)
+            self.status(message, background=True)
 
-    def status(self, message: str) -> None:
-        """The message line: what the last action did (the position line above says where we are)."""
+    def status(self, message: str, hold: bool = False, background: bool = False) -> None:
+        """The message line: what the last action did (the position line above says where we are).
+
+        A held message (a change to what the user wrote: labels, notes) stays at least STATUS_HOLD
+        seconds against background messages (progress); the user's next action still replaces it."""
+        if background and self._status_held is not None:
+            return
+        if self._status_held is not None:
+            self._status_held.stop()
+            self._status_held = None
+        if hold:
+            self._status_held = self.set_timer(STATUS_HOLD, self._release_status)
         self._status_text = message
         self.query_one("#status", InfoBar).show((message, "italic"))
+
+    def _release_status(self) -> None:
+        self._status_held = None
 
     def action_prev_message(self) -> None:
         self._show_trial(self.trial_list.current_trial)  # a cursor move still in the queue comes first
@@ -333,6 +377,11 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
 
     @on(PromptBar.Answered)
     def _prompted(self, event: PromptBar.Answered) -> None:
+        if event.mode == "values":
+            self._values_answered(event.value)
+            return
+        if self.maximized is not None and self.maximized is not self.conversation:
+            self.maximize(self.conversation)  # what the answer acts on stays in view
         self.conversation.focus()
         if not event.value:
             return
@@ -373,11 +422,6 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         if not panel.display and panel.has_focus:
             self.conversation.focus()
 
-    def resize_verifier(self, delta: int) -> None:
-        """`+` / `-` in the verifier panel: grow or shrink it by whole lines."""
-        height = self.verifier.outer_size.height + delta
-        self.verifier.styles.height = max(3, min(self.size.height - 10, height))
-
     def action_maximize(self) -> None:
         if self.maximized is not None:
             self.minimize()
@@ -410,14 +454,21 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         self.app.push_screen(HeadToHeadScreen(self.session, self._visible()), self._apply_picked)
 
     def action_compare(self) -> None:
+        """c: choose the other side in the picker, then compare side by side."""
         from ...data.compare import pick_counterpart
         from .compare import CompareScreen
+        from .compare_picker import ComparePicker
 
-        other = pick_counterpart(self.session, self.trial) if self.trial is not None else None
-        if other is None:
+        trial = self.trial
+        if trial is None or pick_counterpart(self.session, trial) is None:
             self.status("No other attempt of this task to compare with.")
             return
-        self.app.push_screen(CompareScreen(self.session, self.trial, other))
+
+        def chosen(other: int | None) -> None:
+            if other is not None:
+                self.app.push_screen(CompareScreen(self.session, trial, other))
+
+        self.app.push_screen(ComparePicker(self.session, trial, self.trial_list.model_names), chosen)
 
     def action_help(self) -> None:
         from .help import HelpScreen

@@ -2,34 +2,101 @@
 
 from __future__ import annotations
 
+from rich.cells import get_character_cell_size
 from rich.text import Text
 from textual import events
 from textual.message import Message
 from textual.widgets import Input, Static
 
 from ...trace.sanitize import sanitize
+from .. import keymap
+
+Part = tuple[str, str] | str
+"""A piece of an InfoBar line: text, or (text, style)."""
 
 
 class InfoBar(Static):
     """A line of Rich Text. Its parts are mostly data (trial names, models, queries): each is sanitized
-    and appended as text, never parsed as markup."""
+    and appended as text, never parsed as markup.
 
-    def show(self, *parts: tuple[str, str] | str) -> None:
-        text = Text(no_wrap=True, overflow="ellipsis")
-        for part in parts:
-            content, style = part if isinstance(part, tuple) else (part, "")
-            text.append(sanitize(content).replace("\n", " "), style)
-        self.update(text)
+    `show` can take several versions of the line, longest first: the bar shows the first that fits its
+    width when it renders, and cuts the last at a word boundary ("…") when none does."""
+
+    _versions: tuple[Text, ...] = ()
+
+    def show(self, *parts: Part) -> None:
+        self.show_versions(parts)
+
+    def show_versions(self, *versions: tuple[Part, ...] | list[Part]) -> None:
+        self._versions = tuple(_line(version) for version in versions)
+        self.refresh(layout=False)
+
+    def update(self, content="", **kwargs) -> None:
+        self._versions = ()
+        super().update(content, **kwargs)
+
+    def render(self):
+        if not self._versions:
+            return super().render()
+        width = self.content_region.width or self.size.width
+        for text in self._versions:
+            if text.cell_len <= width:
+                return text
+        return cut_at_word(self._versions[-1], width)
+
+
+def _line(parts) -> Text:
+    text = Text(no_wrap=True, overflow="crop")
+    for part in parts:
+        content, style = part if isinstance(part, tuple) else (part, "")
+        text.append(sanitize(content).replace("\n", " "), style)
+    return text
+
+
+def cut_at_word(text: Text, width: int) -> Text:
+    """`text` cut to `width` cells with "…", at the last space unless that loses two thirds of it."""
+    if text.cell_len <= width:
+        return text
+    if width <= 1:
+        return Text("…"[:width])
+    plain = text.plain
+    end = cells = 0
+    for character in plain:
+        cells += get_character_cell_size(character)
+        if cells > width - 1:
+            break
+        end += 1
+    space = plain.rfind(" ", 0, end + 1)
+    if space > width // 3:
+        end = space
+    cut = text[:end]
+    cut.rstrip()
+    cut.append("…")
+    return cut
 
 
 class PromptBar(Input):
-    """A single-line prompt docked at the bottom, used for find (`/`) and episode jumps (`e`)."""
+    """A single-line prompt docked at the bottom: find (`/`), search (`s`), episode jumps (`e`), export,
+    and the sidebar's value filter, whose cursor ↑ / ↓ move while typing."""
+
+    BINDINGS = keymap.PROMPT
 
     class Answered(Message):
         def __init__(self, mode: str, value: str) -> None:
             super().__init__()
             self.mode = mode
             self.value = value
+
+    class Stepped(Message):
+        """↑ / ↓ while typing: the screen moves whatever the prompt is choosing from."""
+
+        def __init__(self, mode: str, step: int) -> None:
+            super().__init__()
+            self.mode = mode
+            self.step = step
+
+    def action_step(self, step: int) -> None:
+        self.post_message(self.Stepped(self.mode, step))
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

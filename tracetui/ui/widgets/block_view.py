@@ -86,7 +86,10 @@ class BlockView(ScrollView, can_focus=True):
             self.refresh()
 
     def replace_blocks(self, start: int, stop: int, new: list[Block]) -> None:
-        """Swap blocks[start:stop] for `new` (a fold toggled), keeping the view where it is."""
+        """Swap blocks[start:stop] for `new` (a fold toggled), keeping the view where it is.
+
+        Every index (the line table here, a subclass's own through `blocks_replaced`) is brought up
+        to date before the scroll, because scrolling runs watchers that read them."""
         top = self.scroll_offset.y
         self.blocks[start:stop] = new
         self._styled.clear()
@@ -94,6 +97,7 @@ class BlockView(ScrollView, can_focus=True):
         self.matches, self._matches_in, self.match_index = [], {}, -1
         if self._layout_width:
             self._layout_from(start)
+        self.blocks_replaced(start, stop, len(new))
         self.scroll_to(y=top, animate=False, immediate=True)
         self.refresh()
 
@@ -109,14 +113,20 @@ class BlockView(ScrollView, can_focus=True):
         self._strips.clear()
         self.refresh()
 
+    def blocks_replaced(self, start: int, stop: int, count: int) -> None:
+        """Called by `replace_blocks` once blocks[start:stop] became `count` blocks, before it scrolls."""
+
     def _text_width(self) -> int:
         return max(8, self.scrollable_content_region.width - self.GUTTER)
 
-    def _relayout(self) -> None:
+    def _relayout(self) -> bool:
+        """Wrap again if the width changed; True when it did."""
         width = self._text_width()
-        if width != self._layout_width:
-            self._layout_width = width
-            self._layout_from(0)
+        if width == self._layout_width:
+            return False
+        self._layout_width = width
+        self._layout_from(0)
+        return True
 
     def _layout_from(self, start: int) -> None:
         """Wrap blocks[start:] (plain text only) and extend the line table from there."""
@@ -133,11 +143,33 @@ class BlockView(ScrollView, can_focus=True):
         self._strips.clear()
         self.virtual_size = Size(self.scrollable_content_region.width, total)
 
-    def on_resize(self) -> None:
-        top = self.top_block()
-        self._relayout()
-        if top is not None:
-            self.scroll_to(y=self._first_line[top], animate=False, immediate=True)
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        """A new size is known before the next paint: wrap to it there, so no frame renders lines
+        wrapped for the new width from the old place (a zoomed verifier kept its cursor and scroll)."""
+        resized = super()._size_updated(size, virtual_size, container_size, layout)
+        self._rewrap_in_place()
+        return resized
+
+    def _rewrap_in_place(self) -> None:
+        """Wrap to the current width, keeping the text at the top of the view (and any line a
+        subclass tracks, through `lines_moved`) where it was, to the character."""
+        top = int(self.scroll_offset.y)
+        spans, first = self._spans, self._first_line
+        if not self._relayout():
+            return
+
+        def moved(line: int) -> int:
+            block = bisect_right(first, line) - 1
+            if not 0 <= block < len(self.blocks):
+                return line
+            start = spans[block][line - first[block]][0]
+            return self._first_line[block] + bisect_right([s for s, _ in self._spans[block]], start) - 1
+
+        self.scroll_to(y=moved(top), animate=False, immediate=True)
+        self.lines_moved(moved)
+
+    def lines_moved(self, moved) -> None:
+        """After a re-wrap and its scroll: `moved(old_line)` is where a visual line's text is now."""
 
     # --- geometry ------------------------------------------------------------------------------
     @property

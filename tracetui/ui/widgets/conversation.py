@@ -194,11 +194,15 @@ class ConversationView(BlockView):
         else:
             return
         self.states[index] = state
-        new = self._message_blocks(index)
-        self.replace_blocks(start, end, new)
-        delta = len(new) - (end - start)
-        self._spans_of[index] = (start, start + len(new))
-        self._spans_of[index + 1 :] = [(a + delta, b + delta) for a, b in self._spans_of[index + 1 :]]
+        self.replace_blocks(start, end, self._message_blocks(index))
+
+    def blocks_replaced(self, start: int, stop: int, count: int) -> None:
+        """Shift the message spans after a message's blocks changed (before the view scrolls)."""
+        delta = count - (stop - start)
+        self._spans_of = [
+            (a, b + delta) if a == start else (a + delta, b + delta) if a >= stop else (a, b)
+            for a, b in self._spans_of
+        ]
 
     def find(self, pattern: re.Pattern[str] | None) -> int:
         """Find over the whole conversation, not just the part built so far."""

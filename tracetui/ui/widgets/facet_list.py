@@ -1,7 +1,9 @@
 """The filter sidebar's value list: every facet as a section of toggleable values with live counts.
 
 One virtual list for all facets keeps a task facet with thousands of values as cheap as a small one;
-large facets show their top values and a "more" row that expands them.
+large facets show their top values and a "more" row that expands them. The cursor moves over values
+only (section titles are skipped), `[` / `]` jump between sections, and a query typed after `/` keeps
+only the values that contain it, in every facet.
 """
 
 from __future__ import annotations
@@ -24,12 +26,14 @@ HEADER = Style(bold=True, underline=True)
 SELECTED_ROW = Style(reverse=True)
 DIM = Style(dim=True)
 ON = Style(color="cyan", bold=True)
+TITLE, MORE = -1, -2
+"""Row codes that are not values: a facet's title row, its "more" / "fewer" row."""
 
 
 @dataclass(slots=True)
 class Row:
     facet: str
-    code: int = -1  # -1: the facet's title row; -2: the "more" row
+    code: int = TITLE  # a value's code in its facet, or TITLE / MORE
     hidden: int = 0
 
 
@@ -43,18 +47,25 @@ class FacetList(CursorList):
             self.facet = facet
             self.label = label
 
+    class FilterValues(Message):
+        """`/` in the sidebar: the screen asks for the text that narrows the values."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.facets: list[Facet] = []
+        self.names: dict[str, dict[str, str]] = {}
         self.result: FacetResult | None = None
         self.state = FilterState()
         self.rows: list[Row] = []
         self.expanded: set[str] = set()
+        self.query = ""
         self._orders: dict[str, np.ndarray] = {}
 
-    def set_facets(self, facets: list[Facet], totals: dict[str, np.ndarray]) -> None:
-        """The facets to show and the order of their values (by overall count, fixed from then on)."""
-        self.facets = facets
+    def set_facets(self, facets: list[Facet], totals: dict[str, np.ndarray], names: dict[str, dict[str, str]]) -> None:
+        """The facets to show, the order of their values (by overall count, fixed from then on) and
+        the names to show for some values (label -> shown name, e.g. models without their provider)."""
+        current = self.current_value()
+        self.facets, self.names = facets, names
         self._orders = {}
         for facet in facets:
             counts = totals[facet.name]
@@ -63,39 +74,113 @@ class FacetList(CursorList):
             else:
                 order = np.argsort(-counts, kind="stable")
             self._orders[facet.name] = order[counts[order] > 0]
-        self._build_rows()
+        self._build_rows(current)
 
     def update(self, result: FacetResult, state: FilterState) -> None:
         self.result, self.state = result, state
         self.refresh()
 
-    def _build_rows(self) -> None:
+    def value_codes(self, facet: str):
+        """Codes of the facet's values that occur, most frequent first (the sidebar's order)."""
+        return self._orders.get(facet, ())
+
+    def shown_label(self, facet: str, label: str) -> str:
+        return self.names.get(facet, {}).get(label, label)
+
+    # --- rows ----------------------------------------------------------------------------------
+    def _values_shown(self, facet: Facet) -> np.ndarray:
+        order = self._orders[facet.name]
+        if self.query:
+            needle = self.query.lower()
+            return np.asarray(
+                [c for c in order if needle in facet.labels[c].lower() or needle in self.shown_label(facet.name, facet.labels[c]).lower()],
+                dtype=order.dtype,
+            )
+        if facet.name in self.expanded:
+            return order
+        selected = self.state.selected.get(facet.name, frozenset())
+        extra = [c for c in order[TOP_VALUES:] if facet.labels[c] in selected]  # selected values stay visible
+        return np.concatenate([order[:TOP_VALUES], np.asarray(extra, dtype=order.dtype)])
+
+    def _build_rows(self, keep: tuple[str, int] | None = None) -> None:
+        """Lay out the sections; the cursor stays on value `keep` (facet, code) when it is still shown."""
         rows: list[Row] = []
         for facet in self.facets:
+            shown = self._values_shown(facet)
+            if self.query and not len(shown):
+                continue
             rows.append(Row(facet.name))
-            order = self._orders[facet.name]
-            shown = order if facet.name in self.expanded else order[:TOP_VALUES]
-            selected = self.state.selected.get(facet.name, frozenset())
-            if facet.name not in self.expanded:  # selected values always stay visible
-                extra = [c for c in order[TOP_VALUES:] if facet.labels[c] in selected]
-                shown = np.concatenate([shown, np.asarray(extra, dtype=order.dtype)])
             rows.extend(Row(facet.name, int(code)) for code in shown)
-            if len(order) > TOP_VALUES:
-                rows.append(Row(facet.name, -2, len(order) - len(shown)))
+            if not self.query and len(self._orders[facet.name]) > TOP_VALUES:
+                rows.append(Row(facet.name, MORE, len(self._orders[facet.name]) - len(shown)))
         self.rows = rows
-        self.set_row_count(len(rows))
+        found = [i for i, r in enumerate(rows) if keep and (r.facet, r.code) == keep]
+        self.set_row_count(len(rows), found[0] if found else self._selectable(0, +1))
 
+    def _selectable(self, index: int, step: int) -> int:
+        """The nearest row from `index` in direction `step` that is not a title (else the other way)."""
+        for direction in (step, -step):
+            position = index
+            while 0 <= position < len(self.rows):
+                if self.rows[position].code != TITLE:
+                    return position
+                position += direction
+        return 0
+
+    def current_value(self) -> tuple[str, int] | None:
+        """(facet, code) under the cursor, or None on a "more" row or an empty list."""
+        if not self.rows or self.cursor >= len(self.rows) or self.rows[self.cursor].code < 0:
+            return None
+        row = self.rows[self.cursor]
+        return row.facet, row.code
+
+    def set_query(self, text: str) -> None:
+        """Keep only the values containing `text` (any case), in every facet; "" shows all again."""
+        keep = self.current_value()
+        self.query = text.strip()
+        self._build_rows(None if self.query else keep)
+
+    # --- moving --------------------------------------------------------------------------------
+    def validate_cursor(self, index: int) -> int:
+        """The cursor skips section titles, in the direction it moves: it is always on a value or a
+        "more" row, whatever moved it (keys, clicks, jumps)."""
+        return self._selectable(index, +1 if index >= self.cursor else -1)
+
+    def _section_starts(self) -> list[int]:
+        return [i for i, r in enumerate(self.rows) if r.code == TITLE]
+
+    def action_next_section(self) -> None:
+        later = [i for i in self._section_starts() if i > self.cursor]
+        if later:
+            self.move_to(later[0] + 1)
+
+    def action_prev_section(self) -> None:
+        """To the first value of this section, or of the one before when already there."""
+        starts = [i for i in self._section_starts() if i < self.cursor]
+        if not starts:
+            return
+        target = starts[-1] + 1
+        if target == self.cursor and len(starts) > 1:
+            target = starts[-2] + 1
+        self.move_to(target)
+
+    def action_filter_values(self) -> None:
+        self.post_message(self.FilterValues())
+
+    # --- drawing -------------------------------------------------------------------------------
     def _facet(self, name: str) -> Facet:
         return next(f for f in self.facets if f.name == name)
 
     def render_row(self, index: int, width: int, selected: bool) -> Strip:
         row = self.rows[index]
         facet = self._facet(row.facet)
-        if row.code == -1:
+        if row.code == TITLE:
             chosen = len(self.state.selected.get(facet.name, ()))
             title = facet.title + (f" ({chosen})" if chosen else "")
+            if self.query:
+                title += f" · “{self.query}”"
             segments = [Segment(fit(title, width), HEADER)]
-        elif row.code == -2:
+        elif row.code == MORE:
             text = "  ▴ fewer" if row.hidden == 0 else f"  ▾ {row.hidden:,} more"
             segments = [Segment(fit(text, width), DIM)]
         else:
@@ -111,10 +196,18 @@ class FacetList(CursorList):
             if badge:
                 segments.append(Segment(badge[0] + " ", badge[1]))
                 name_width -= 2
-            segments += [Segment(fit(label, name_width), style), Segment(" " + count_text, DIM)]
+            segments += [Segment(fit(self.shown_label(facet.name, label), name_width), style), Segment(" " + count_text, DIM)]
         strip = Strip(segments).crop_extend(0, width, None)
-        return strip.apply_style(self._base_style + SELECTED_ROW if selected else self._base_style)
+        return strip.apply_style(self._base_style + SELECTED_ROW if selected and self.has_focus else self._base_style)
 
+    def on_focus(self) -> None:
+        """The cursor shows only while the sidebar has focus: elsewhere it would read as a chosen value."""
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    # --- acting --------------------------------------------------------------------------------
     def action_toggle(self) -> None:
         self.activate()
 
@@ -122,8 +215,8 @@ class FacetList(CursorList):
         if not self.rows:
             return
         row = self.rows[self.cursor]
-        if row.code == -2:
+        if row.code == MORE:
             self.expanded ^= {row.facet}
-            self._build_rows()
+            self._build_rows((row.facet, MORE))
         elif row.code >= 0:
             self.post_message(self.Toggled(row.facet, self._facet(row.facet).labels[row.code]))

@@ -1,23 +1,32 @@
-"""The trial list: one line per trial, virtual, sorted and filtered by the screen."""
+"""The trial list: one line per trial, virtual, sorted and filtered by the screen, and its header.
+
+The columns give way by priority on narrow panes (see `columns`); features add their own columns
+(tests, labels) with `set_column`. The header renders from the same columns at the list's width in the
+same frame, so titles and cells cannot disagree.
+"""
 
 from __future__ import annotations
 
 import numpy as np
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.message import Message
 from textual.strip import Strip
+from textual.widget import Widget
 
 from ...data.session import Session
 from .. import keymap
-from ..format import OUTCOME_BADGES, fit, short_model
+from ..format import OUTCOME_BADGES, fit, model_names
+from .columns import Column, fit_columns
 from .cursor_list import CursorList
 
 SELECTED = Style(reverse=True)
-SORTED_BY = {"": "outcome", "ep": "episodes", "msgs": "messages"}
-"""Sort keys of the columns whose title is not their key."""
 DIM = Style(dim=True)
+NOT_DIM = Style(dim=False)
+TASK_WIDTH = 24
+"""Task names up to this long show in full before any other column keeps its width (issue 15)."""
 
 
 class TrialList(CursorList):
@@ -30,15 +39,63 @@ class TrialList(CursorList):
         super().__init__(id=id)
         self.session = session
         self.order = np.zeros(0, dtype=np.int64)
-        self.extra_columns: list[tuple[str, int, callable]] = []
-        """(title, width, trial -> str) columns added by features such as tests and labels."""
+        self.sort_key, self.sort_reverse = "task", False
+        self.model_names = model_names(session.facets.facets["model"].labels)
+        self._base = self._base_columns()
+        self.extra_columns: list[Column] = []
+        """Columns added by features such as tests and labels, after the base ones."""
 
-    def set_column(self, title: str, width: int, value=None) -> None:
-        """Add or replace an extra column (`value(trial) -> str`); without `value`, remove it."""
-        self.extra_columns = [c for c in self.extra_columns if c[0] != title]
-        if value is not None:
-            self.extra_columns.append((title, width, value))
+    def _base_columns(self) -> list[Column]:
+        info = self.session.info
+        longest_task = max((cell_len(t) for t in self.session.facets.facets["task"].labels), default=8)
+        columns = [
+            Column("outcome", "", 2, lambda t, w: f" {OUTCOME_BADGES[info(t).outcome][0]}",
+                   style=lambda t: OUTCOME_BADGES[info(t).outcome][1], sort_key="outcome"),
+            Column("task", "task", min(TASK_WIDTH, longest_task), lambda t, w: info(t).task or info(t).trial_name,
+                   sort_key="task", flex=True),
+            Column("model", "model", 18, lambda t, w: self.model_names.get(info(t).model, "—"),
+                   give_way=((30, 12), (70, 8)), sort_key="model"),
+            Column("ep", "ep", 4, lambda t, w: str(info(t).episodes), give_way=((40, 0),), right=True,
+                   sort_key="episodes"),
+            Column("msgs", "msgs", 5, lambda t, w: str(info(t).messages), give_way=((20, 0),), style=DIM,
+                   right=True, sort_key="messages"),
+            Column("date", "date", 10, lambda t, w: info(t).date[:10], give_way=((10, 0),), style=DIM,
+                   sort_key="date"),
+        ]
+        if len(self.session.datasets) > 1:
+            columns.insert(1, Column("dataset", "dataset", 12, lambda t, w: info(t).dataset,
+                                     give_way=((35, 8), (60, 0)), style=DIM))
+        return columns
+
+    def set_column(self, column: Column) -> None:
+        """Add or replace a column (by key), after the base columns."""
+        self.extra_columns = [c for c in self.extra_columns if c.key != column.key] + [column]
+        self._columns_changed()
+
+    def remove_column(self, key: str) -> None:
+        self.extra_columns = [c for c in self.extra_columns if c.key != key]
+        self._columns_changed()
+
+    def set_sort(self, key: str, reverse: bool) -> None:
+        self.sort_key, self.sort_reverse = key, reverse
+        self._columns_changed()
+
+    def _columns_changed(self) -> None:
         self.refresh()
+        for header in self._headers():
+            header.refresh()
+
+    def _headers(self) -> list[TrialListHeader]:
+        return list(self.screen.query(TrialListHeader)) if self.is_mounted else []
+
+    def on_focus(self) -> None:
+        """The header is the list's title: it lights up while the list has focus."""
+        for header in self._headers():
+            header.set_class(True, "-focused")
+
+    def on_blur(self) -> None:
+        for header in self._headers():
+            header.set_class(False, "-focused")
 
     def set_order(self, order: np.ndarray, keep: int | None = None) -> None:
         """Show trials in `order`; keep the cursor on trial `keep` when it is still listed."""
@@ -55,55 +112,61 @@ class TrialList(CursorList):
             return None
         return int(self.order[self.cursor])
 
-    def columns(self, width: int) -> list[tuple[str, int]]:
-        """Column titles and widths; on narrow panes the date, then the message count, give way to the task."""
-        multi = len(self.session.datasets) > 1
-        fixed = [("", 2), ("model", 18 if width >= 90 else 12), ("ep", 4), ("msgs", 5), ("date", 10)]
-        if multi:
-            fixed.insert(1, ("dataset", 12))
-        fixed.extend((title, w) for title, w, _ in self.extra_columns)
-        for optional in ("date", "msgs"):
-            if width - sum(w + 1 for _, w in fixed) - 1 >= 20:
-                break
-            fixed = [c for c in fixed if c[0] != optional]
-        used = sum(w + 1 for _, w in fixed)
-        fixed.insert(1 + multi, ("task", max(8, width - used - 1)))
-        return fixed
+    def columns(self, width: int | None = None) -> list[tuple[Column, int]]:
+        """The columns shown at `width` (default: the list's own width) and their widths."""
+        width = self.scrollable_content_region.width if width is None else width
+        return fit_columns([*self._base, *self.extra_columns], width)
 
-    def header(self, width: int, sort_key: str, reverse: bool) -> Text:
-        """Column titles, the sorted one marked ▲ / ▼ (the badge column sorts by outcome)."""
+    def header(self) -> Text:
+        """Column titles at the list's width, the sorted one marked ▲ / ▼; a column narrower than its
+        title shows none."""
         text = Text(no_wrap=True, overflow="crop")
-        for title, w in self.columns(width):
-            sorted_here = SORTED_BY.get(title, title) == sort_key
-            label = title + ((" ▼" if reverse else " ▲") if sorted_here else "")
+        for column, w in self.columns():
+            mark = (" ▼" if self.sort_reverse else " ▲") if column.sort_key == self.sort_key else ""
+            label = column.title + mark if cell_len(column.title) <= w else mark.strip()
             cell = fit(label, w)
-            text.append((cell.rstrip().rjust(w) if title in ("ep", "msgs") else cell) + " ", style="bold")
+            text.append((cell.rstrip().rjust(w) if column.right else cell) + " ", style="bold")
         return text
 
     def render_row(self, index: int, width: int, selected: bool) -> Strip:
-        info = self.session.info(int(self.order[index]))
-        symbol, badge_style = OUTCOME_BADGES[info.outcome]
-        cells = {
-            "": (f" {symbol}", badge_style),
-            "dataset": (info.dataset, DIM),
-            "task": (info.task or info.trial_name, None),
-            "model": (short_model(info.model), None),
-            "ep": (str(info.episodes).rjust(4), None),
-            "msgs": (str(info.messages).rjust(5), DIM),
-            "date": (info.date[:10], DIM),
-        }
-        for title, _, value in self.extra_columns:
-            cells[title] = (value(info.id), None)
+        trial = int(self.order[index])
         segments = []
-        for title, w in self.columns(width):
-            text, style = cells[title]
-            segments.append(Segment(fit(text, w) + " ", style))
+        for column, w in self.columns(width):
+            style = column.style(trial) if callable(column.style) else column.style
+            if selected and style is not None:
+                style += NOT_DIM  # dim text in the reversed row would be a grey block
+            cell = fit(column.value(trial, w), w)
+            segments.append(Segment((cell.rstrip().rjust(w) if column.right else cell) + " ", style))
         strip = Strip(segments).crop_extend(0, width, None)
         base = self._base_style + SELECTED if selected else self._base_style
         return strip.apply_style(base)
+
+    _header_width = -1
+
+    def render_lines(self, crop):
+        """A width change the header has not seen (a resize, the scrollbar coming or going) redraws it."""
+        width = self.scrollable_content_region.width
+        if width != self._header_width:
+            self._header_width = width
+            for header in self._headers():
+                header.refresh()
+        return super().render_lines(crop)
 
     def action_open(self) -> None:
         self.activate()
 
     def activate(self) -> None:
         self.post_message(self.Opened())
+
+
+class TrialListHeader(Widget):
+    """The trial list's column titles, rendered from the list at render time."""
+
+    DEFAULT_CSS = "TrialListHeader { height: 1; }"
+
+    def __init__(self, trial_list: TrialList, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.trial_list = trial_list
+
+    def render(self) -> Text:
+        return self.trial_list.header()

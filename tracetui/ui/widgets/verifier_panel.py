@@ -28,6 +28,7 @@ class VerifierPanel(CursorKeys, BlockView):
         self.expanded = False
         self._line_block: list[tuple[int, int]] = []
         self._painted = False
+        self.failure = -1  # the failed test last reached with `goto_failure`
 
     def show(self, text: str | None, outcome: str, result: str | None) -> None:
         self.text, self.outcome, self.result = text, outcome, result
@@ -47,12 +48,17 @@ class VerifierPanel(CursorKeys, BlockView):
         self.report = parse_verifier(self.text)
         self.unfolded, self.expanded = frozenset(), False
         self.cursor_line = 0
+        self.failure = -1
         self._render_view(keep_scroll=False)
 
     def _render_view(self, keep_scroll: bool) -> None:
         view = verifier_view(self.text, self.outcome, self.result, self.report, self.unfolded, self.expanded)
         self._line_block = view.line_block
         self.set_blocks(view.blocks, keep_scroll=keep_scroll)
+
+    def lines_moved(self, moved) -> None:
+        """The cursor stays on its text, and in view, when the panel re-wraps (zoom, resize)."""
+        self.move_to(moved(self.cursor_line))
 
     def line_gutter(self, index: int, within: int) -> list[Segment]:
         if self.line_of_block(index) + within == self.cursor_line and self.has_focus:
@@ -99,6 +105,22 @@ class VerifierPanel(CursorKeys, BlockView):
         elif kind == "expand":
             self.expanded = True
             self._render_view(keep_scroll=True)
+
+    def failures(self) -> list[tuple[str, int]]:
+        """(test name, log line of its traceback) of the failed tests the panel can jump to, in its order."""
+        if self.report is None:
+            return []
+        lines = [int(b.action[5:]) for b in self.blocks if b.action and b.action.startswith("goto:")]
+        return [(name, line) for name, line in zip(self.report.failed_tests, lines) if line >= 0]
+
+    def goto_failure(self, index: int) -> bool:
+        """Put the cursor on the traceback of failed test `index`; False when there is no such test."""
+        failures = self.failures()
+        if not 0 <= index < len(failures):
+            return False
+        self.failure = index
+        self.goto_log_line(failures[index][1])
+        return True
 
     def goto_log_line(self, line: int) -> None:
         """Put log line `line` (0-based, in the original log) under the cursor, unfolding as needed."""

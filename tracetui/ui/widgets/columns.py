@@ -1,0 +1,54 @@
+"""Columns of a one-line-per-row list that give way on narrow panes, by priority.
+
+Each column has a preferred width and ways to give way (narrow to a smaller width, or drop at 0), each
+with a priority. When a row does not fit, the ways of lowest priority are taken first until it does;
+the flexible column (the task) then gets all that is left. So a feature adds a column with the ways it
+can give way, and nothing else needs to know about it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from rich.style import Style
+
+FLEX_FLOOR = 8
+"""The flexible column's width when nothing else can give way."""
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    key: str
+    title: str
+    width: int
+    """Preferred width; for the flexible column, the width it needs before others keep theirs."""
+    value: Callable[[int, int], str]
+    """(trial, width) -> the cell's text (a column may say less when narrowed)."""
+    give_way: tuple[tuple[int, int], ...] = ()
+    """(priority, width) steps: lower priorities give way first; width 0 drops the column."""
+    style: Style | Callable[[int], Style] | None = None
+    """A style, or trial -> style."""
+    right: bool = False
+    sort_key: str | None = None
+    """The sort order whose mark (▲ / ▼) this column's title carries."""
+    flex: bool = False
+
+
+def fit_columns(columns: list[Column], width: int) -> list[tuple[Column, int]]:
+    """The columns shown in `width` cells (one space after each) and their widths, in display order."""
+    widths = {c.key: c.width for c in columns}
+
+    def used() -> int:
+        return sum(w + 1 for w in widths.values() if w > 0)
+
+    steps = sorted((priority, index, narrower) for index, c in enumerate(columns) for priority, narrower in c.give_way)
+    for _, index, narrower in steps:
+        if used() <= width:
+            break
+        key = columns[index].key
+        widths[key] = min(widths[key], narrower)
+    for column in columns:
+        if column.flex:
+            widths[column.key] = max(FLEX_FLOOR, width - (used() - widths[column.key] - 1) - 1)
+    return [(c, widths[c.key]) for c in columns if widths[c.key] > 0]
