@@ -55,3 +55,14 @@ def session_of(*commands: str, before: tuple[str, ...] = (), final: str | None =
     for command in commands:
         turns += [reply(command), output("ok")]
     return history(*turns, *([final] if final else []))
+
+
+def trial_rows_of(h: TrialHistory, task: str, trial: str, result: str | None, model: str = "openai/gpt-5-mini-2025-08-07",
+                  verifier: str | None = None) -> list[dict]:
+    """Dataset rows (nested-prefix episodes, as Harbor exports them) of one trial's history."""
+    messages = [{"role": m.role, "content": m.content} for m in h.messages]
+    ends = [i + 1 for i, m in enumerate(messages) if m["role"] == "assistant"]
+    return [{"conversations": messages[:end], "agent": "terminus-2", "model": model,
+             "model_provider": model.split("/")[0], "date": "2026-07-15T10:00:00Z", "task": task,
+             "episode": f"episode-{k}", "run_id": "run-1", "trial_name": trial, "result": result,
+             "verifier_output": verifier, "trace_source": "main"} for k, end in enumerate(ends)]
