@@ -128,7 +128,7 @@ def test_not_bypass(command):
 
 
 @pytest.mark.parametrize("commands", [
-    ["git clone https://github.com/org/jsonfive.git /tmp/jsonfive", "cp -r /tmp/jsonfive/src/* /testbed/src/"],
+    ["git clone --depth 1 -b main https://github.com/org/jsonfive.git /tmp/jsonfive", "cp -r /tmp/jsonfive/src/* /testbed/src/"],
     ["cd /tmp && git clone https://github.com/org/jsonfive", "cd /app && cp -r /tmp/jsonfive/lib ."],
     ["curl -sL https://github.com/org/proj/archive/refs/tags/v1.2.tar.gz | tar xz -C /tmp",
      "rsync -a /tmp/proj-1.2/ /app/"],

@@ -34,6 +34,10 @@ _PY_COPY = re.compile(r"""\b(shutil\.(?:copy2?|copyfile|copytree|move)|os\.(?:re
 _REMOTE = re.compile(r"(?:https?|ftp|git|ssh)://|git@[\w.-]+:")
 _DIFF_TARGET = re.compile(r"^\+\+\+ (?:b/)?(\S+)", re.MULTILINE)
 MAX_DEPTH = 3
+_CLONE_VALUES = ("--depth", "--branch", "--origin", "--config", "--reference", "--separate-git-dir", "--jobs",
+                 "--filter", "--template", "--shallow-since", "--shallow-exclude", "--upload-pack")
+_PIP_VALUES = ("--dest", "--platform", "--python-version", "--implementation", "--abi", "--index-url",
+               "--extra-index-url", "--no-binary", "--only-binary", "--requirement", "--constraint", "--find-links")
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,8 +182,8 @@ def _option_value(words: tuple[str, ...], option: str) -> str | None:
     return None
 
 
-def _operands(words: tuple[str, ...], with_value: str = "") -> list[str]:
-    """Non-option arguments; options listed in `with_value` (short letters) take the next word."""
+def _operands(words: tuple[str, ...], with_value: str = "", long_values: tuple[str, ...] = ()) -> list[str]:
+    """Non-option arguments; options in `with_value` (short letters) and `long_values` take the next word."""
     out, skip, ended = [], False, False
     for word in words[1:]:
         if skip:
@@ -188,7 +192,7 @@ def _operands(words: tuple[str, ...], with_value: str = "") -> list[str]:
             out.append(word)
         elif word == "--":
             ended = True
-        elif not word.startswith("--") and word[-1] in with_value:
+        elif word in long_values or (not word.startswith("--") and word[-1] in with_value):
             skip = True
     return out
 
@@ -241,7 +245,7 @@ def _remove(words, add, cwd, body) -> None:
 def _git(words, add, cwd, body) -> None:
     """git clone (a fetch), git rm (deletes) and git apply (the diff's files, when the diff is a heredoc)."""
     if len(words) >= 2 and words[1] == "clone":
-        operands = _operands(words[1:], "bocj")
+        operands = _operands(words[1:], "bocju", _CLONE_VALUES)
         if operands:
             add(FETCH, operands[1] if len(operands) > 1 else _repository_name(operands[0]), source=operands[0])
     elif len(words) >= 2 and words[1] == "rm":
@@ -266,7 +270,7 @@ def _gh(words, add, cwd, body) -> None:
 def _pip(words, add, cwd, body) -> None:
     """pip download [-d DIR] PACKAGE...: a package's files fetched from the index."""
     if len(words) > 1 and words[1] == "download":
-        packages = _operands(words[1:], "driec")
+        packages = _operands(words[1:], "driec", _PIP_VALUES)
         directory = _option_value(words, "-d") or _long_value(words, "--dest") or "."
         for package in packages:
             add(FETCH, directory, source="https://pypi.org/project/" + package)
