@@ -71,13 +71,10 @@ _GIVE_UP = re.compile(
 _FINISH_ARGUMENTS = ("message", "summary", "result", "text", "final_answer")
 
 
-def wants(region: str) -> bool:
-    """Whether a reply's actions may run tests (every test command names one of these words)."""
-    return any(map(region.__contains__, _RUNNER_WORDS))
-
-
 def claim_findings(trial: Trial) -> Iterator[Finding]:
-    tested = any(runs_tests(command) for step in trial.steps(wants) for command in step.commands)
+    # every test command names one of _RUNNER_WORDS
+    wanted = trial.replies_with(_RUNNER_WORDS)
+    tested = any(runs_tests(command) for step in trial.steps(wanted) for command in step.commands)
     failed = trial.outcome in (FAIL, PARTIAL)
     if failed:
         for message, sentence in _final_claims(trial)[:1]:

@@ -23,10 +23,6 @@ from .trial import Trial
 _FETCHES = ("clone", "download", "curl", "wget")
 
 
-def reads_all(region: str) -> bool:
-    """A fetch: the copy that makes it count may come in any later reply."""
-    return any(map(region.__contains__, _FETCHES))
-
 _REMOTE = re.compile(r"(?:https?|git|ssh)://|git@[\w.-]+:")
 _CODE_HOSTS = re.compile(
     r"(?:^|[/@.])(?:github\.com|githubusercontent\.com|gitlab\.com|bitbucket\.org|codeberg\.org|sourceforge\.net"
@@ -49,13 +45,11 @@ class _Fetched:
     what: str
 
 
-def _nothing(region: str) -> bool:
-    return False
-
-
 def fetch_findings(trial: Trial) -> Iterator[Finding]:
     fetched: list[_Fetched] = []
-    for step in trial.steps(_nothing, reads_all):
+    if not trial.replies_with(_FETCHES):
+        return
+    for step in trial.steps(set(), everything=True):  # the copy that makes a fetch count may come later
         for effect in step.effects:
             origin = _origin(effect, fetched)
             if origin is None:

@@ -1,17 +1,19 @@
 """A trial as the rules read it: its history, result and verifier log, with replies parsed on demand.
 
 Parsing every reply of every trial would cost several times more than reading the text, so each rule
-family asks only for the steps it `wants`, judging by a cheap look at each reply's action region (the
-reply from its `"commands"`, `<commands>` or `<tool_call>` on: reasoning and analysis excluded): a
-rule about writing test files needs a reply whose commands say "test" and write something. A reply a
-family `reads_all` for (a fetch, a PATH change) makes it read the whole trial, since what follows
-depends on it. Parsed replies are kept, so families share them.
+family asks only for the steps of the replies it wants, judging by the words in their action regions
+(a reply from its `"commands"`, `<commands>` or `<tool_call>` on, reasoning and analysis excluded; a
+reply without one ran nothing): a rule about writing test files needs a reply whose commands say "test"
+and write something. The words are looked for in all of a trial's regions at once. A fetch or a PATH
+change makes its family read the whole trial, since what follows depends on it. Parsed replies are
+kept, so families share them.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 
@@ -25,7 +27,6 @@ from .model import Finding, evidence_line
 from .steps import Step, read_step
 
 VerifierLog = str | None | Callable[[], str | None]
-Wants = Callable[[str], bool]
 _ACTION_MARKERS = ('"commands"', "<commands>", "<tool_call>")
 
 
@@ -45,24 +46,57 @@ class Trial:
         self.summarized = summarized
         self.replies = [i for i, m in enumerate(messages) if m.role == "assistant"]
         self._verifier_tests = verifier_tests
-        self._regions: dict[int, str] = {}
         self._parsed: dict[int, AssistantReply] = {}
         self._steps: dict[int, Step] = {}
         self._kinds: dict[int, str] = {}
+        self._with: dict[str, set[int]] = {}
 
     @property
     def graded(self) -> bool:
         return not math.isnan(self.reward)
 
-    def region(self, i: int) -> str:
-        """Reply `i` from where its action starts (the whole reply without reasoning if none is marked):
-        every command it sent is in there."""
-        region = self._regions.get(i)
-        if region is None:
+    @cached_property
+    def _regions(self) -> dict[int, str]:
+        """Each reply from where its action starts ("" when it has none): every command it sent is in there."""
+        regions = {}
+        for i in self.replies:
             body = split_think(self.messages[i].content)[1]
             starts = [at for at in (body.find(marker) for marker in _ACTION_MARKERS) if at >= 0]
-            region = self._regions[i] = body[min(starts):] if starts else body
-        return region
+            regions[i] = body[min(starts):] if starts else ""
+        return regions
+
+    @cached_property
+    def _joined(self) -> tuple[str, list[int], list[int]]:
+        """All regions in one string (NUL between them), where each starts, and whose it is."""
+        regions = self._regions
+        starts, at = [], 0
+        for i in self.replies:
+            starts.append(at)
+            at += len(regions[i]) + 1
+        return "\0".join(regions[i] for i in self.replies), starts, self.replies
+
+    def region(self, i: int) -> str:
+        return self._regions[i]
+
+    def replies_with(self, words: Sequence[str]) -> set[int]:
+        """The replies whose action region contains any of `words` (one scan of the trial per word)."""
+        found: set[int] = set()
+        for word in words:
+            replies = self._with.get(word)
+            if replies is None:
+                replies = self._with[word] = self._scan(word)
+            found |= replies
+        return found
+
+    def _scan(self, word: str) -> set[int]:
+        text, starts, owners = self._joined
+        replies = set()
+        at = text.find(word)
+        while at >= 0:
+            k = bisect_right(starts, at) - 1
+            replies.add(owners[k])
+            at = text.find(word, starts[k + 1]) if k + 1 < len(starts) else -1
+        return replies
 
     def parsed(self, i: int) -> AssistantReply:
         reply = self._parsed.get(i)
@@ -94,17 +128,15 @@ class Trial:
             return 0
         return report.total or len(report.tests)
 
-    def steps(self, wants: Wants, reads_all: Wants | None = None) -> Iterator[Step]:
-        """The steps of the replies `wants` picks by their action region, in order; all of them if
-        `reads_all` picks any reply. The shell's directory is followed from step to step (and forgotten
-        at a reply not read that may have changed it)."""
-        everything = reads_all is not None and any(reads_all(self.region(i)) for i in self.replies)
+    def steps(self, wanted: set[int], everything: bool = False) -> Iterator[Step]:
+        """The steps of the `wanted` replies (of all of them if `everything`), in order. The shell's
+        directory is followed from step to step, and forgotten at a reply not read that may change it."""
+        changes_directory = self.replies_with(("cd",)) if not everything else set()
         cwd = Cwd()
         for i in self.replies:
-            region = self.region(i)
-            if everything or wants(region):
+            if everything or i in wanted:
                 yield self.step(i, cwd)
-            elif "cd" in region:
+            elif i in changes_directory:
                 cwd.path = None
 
     def step(self, i: int, cwd: Cwd | None = None) -> Step:

@@ -55,31 +55,29 @@ _MISSING = re.compile(r"No such file|cannot access|not found|does not exist|can'
                       re.IGNORECASE)
 
 
-def wants(region: str) -> bool:
-    """Whether a reply's actions may write tests, a tool in a bin directory, the reward file, or
-    define an alias or function (a shell function outside a heredoc: code files are full of them)."""
-    if any(map(region.__contains__, _WORDS)):
-        return True
-    if any(map(region.__contains__, _TEST_WORDS)):
+def wanted(trial: Trial) -> set[int]:
+    """The replies whose actions may write tests, a tool in a bin directory, the reward file, or define
+    an alias or function (a shell function outside a heredoc: code files are full of them)."""
+    found = trial.replies_with(_WORDS)
+    for i in trial.replies_with(_TEST_WORDS) - found:
+        region = trial.region(i)
         for harmless in _HARMLESS_REDIRECTS:
             region = region.replace(harmless, "")
         if any(map(region.__contains__, _WRITE_WORDS)):
-            return True
-    if "bin/" in region and any(not region[max(0, m.start() - 7) : m.start()].endswith(_SHEBANGS)
-                                for m in _BIN_TOOL.finditer(region)):
-        return True
-    return "<<" not in region and any(map(region.__contains__, _FUNCTION))
-
-
-def reads_all(region: str) -> bool:
-    """A PATH change: a tool written anywhere later may shadow the verifier's."""
-    return "PATH" in region
+            found.add(i)
+    for i in trial.replies_with(("bin/",)) - found:
+        region = trial.region(i)
+        if any(not region[max(0, m.start() - 7) : m.start()].endswith(_SHEBANGS) for m in _BIN_TOOL.finditer(region)):
+            found.add(i)
+    found |= {i for i in trial.replies_with(_FUNCTION) if "<<" not in trial.region(i)}
+    return found
 
 
 def verifier_findings(trial: Trial) -> Iterator[Finding]:
     own: set[str] = set()
     path_dirs: set[str] = set()
-    for step in trial.steps(wants, reads_all):
+    # a PATH change: a tool written anywhere later may shadow the verifier's
+    for step in trial.steps(wanted(trial), everything=bool(trial.replies_with(("PATH",)))):
         for effect in step.effects:
             if effect.verb == ON_PATH:
                 path_dirs.add(effect.path.rstrip("/"))

@@ -1,0 +1,53 @@
+"""Findings index build time against one literal search pass over the same dataset (a child process of
+bench/run.py; prints one `BENCH` line).
+
+    python -m bench.findings_speed DATA [--repeat 5]
+
+Both run in one process on a warm page cache, interleaved (search, build, search, build...) so that a
+machine whose speed drifts slows both alike; the index's stored file is removed before each build. The
+verifier index, which the app builds first anyway (and measures as background work), is built once
+beforehand and handed to the findings index, as the app does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from .probes import COMMON_NEEDLE, report
+from .search_speed import _open
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("data", type=Path)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+
+    from tracetui.data import findings_index
+    from tracetui.data.search import search
+    from tracetui.data.verifier_index import build_verifier_index
+
+    session = _open(args.data)
+    verifiers = build_verifier_index(session)
+
+    def build() -> tuple[float, int]:
+        for dataset in session.datasets:
+            (dataset.folder / findings_index.INDEX_FILE).unlink(missing_ok=True)
+        began = time.perf_counter()
+        index = findings_index.build_findings_index(session, verifiers=verifiers)
+        return time.perf_counter() - began, sum(map(len, index.findings))
+
+    first_search = search(session, COMMON_NEEDLE).seconds
+    first_build, found = build()
+    searches, builds = [], []
+    for _ in range(args.repeat):
+        searches.append(search(session, COMMON_NEEDLE).seconds)
+        builds.append(build()[0])
+    report(trials=len(session), findings=found, first_search=first_search, first_build=first_build,
+           search=searches, build=builds)
+
+
+if __name__ == "__main__":
+    main()
