@@ -90,6 +90,10 @@ def test_summarized_trial_reads_its_whole_history(tmp_path):
     for row in rows:
         row.setdefault("trace_source", "main")
     session = open_session(prepare([SourceSpec(str(write_parquet(tmp_path / "s.parquet", rows)))]))
+    # read from the last row of each stretch between restarts: the same history as reading every row
+    fast = findings_index._history(session, 0).messages
+    assert [(m.role, m.content, m.index, m.restart) for m in fast] == \
+        [(m.role, m.content, m.index, m.restart) for m in session.history(0).messages]
     index = findings_index.build_findings_index(session)
     [summarized] = [f for f in index.of(0) if f.kind == "summarized"]
     handoff = session.history(0).messages[summarized.message]

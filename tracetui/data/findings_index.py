@@ -62,31 +62,40 @@ def build_findings_index(
     def verifier_index() -> VerifierIndex:
         return verifiers or build_verifier_index(session, None, cancelled)
 
+    counts = [dataset.meta.column("n_messages").to_numpy() for dataset in session.datasets]
+
     def compute(trial: int) -> list[Finding]:
-        return trial_findings(session, trial, verifier_index().tests(trial))
+        return trial_findings(session, trial, verifier_index().tests(trial), counts)
 
     return FindingsIndex(per_trial(session, INDEX_FILE, compute, _load, _dump, progress, cancelled))
 
 
-def trial_findings(session, trial: int, verifier_tests: int | None = None) -> list[Finding]:
-    """One trial's findings (`verifier_tests`: as `find_findings` takes it; None reads the log)."""
+def trial_findings(session, trial: int, verifier_tests: int | None = None,
+                   counts: list[np.ndarray] | None = None) -> list[Finding]:
+    """One trial's findings (`verifier_tests`: as `find_findings` takes it, None reads the log; `counts`:
+    each dataset's `n_messages` column, when the caller has it at hand)."""
     t = session.trials
     result = t.label("result", trial)
     summarized = bool(t.restarts[trial]) or t.sub_offsets[trial + 1] > t.sub_offsets[trial]
-    return find_findings(_history(session, trial), result, lambda: session.verifier_output(trial),
+    return find_findings(_history(session, trial, counts), result, lambda: session.verifier_output(trial),
                          summarized=summarized, verifier_tests=verifier_tests)
 
 
-def _history(session, trial: int) -> TrialHistory:
-    """The trial's main history: its last row's messages, or every row rebuilt after a restart."""
+def _history(session, trial: int, counts: list[np.ndarray] | None = None) -> TrialHistory:
+    """The trial's main history: its last row's messages; after a context summarization restarted it,
+    the last row of each stretch between restarts (a row not longer than the one before starts a
+    stretch, as in `trials`), rebuilt as `Session.history` rebuilds every row: the same messages and
+    indices, from a few rows instead of all of them."""
     t = session.trials
     rows = [int(r) for r in t.rows(trial)]
     if not rows:
         return TrialHistory((), ())
-    dataset = session.datasets[int(t.dataset[trial])]
+    index = int(t.dataset[trial])
+    dataset = session.datasets[index]
     if t.restarts[trial]:
-        episodes = dataset.meta.column("episode_num").take(rows).to_pylist()
-        return rebuild_history(dataset, rows, episodes, [])
+        sizes = (counts[index] if counts else dataset.meta.column("n_messages").to_numpy())[rows]
+        ends = [row for row, size, after in zip(rows, sizes, [*sizes[1:], -1]) if after <= size]
+        return rebuild_history(dataset, ends, [0] * len(ends), [])  # episode numbers: not needed here
     messages = dataset.messages(rows[-1])
     return TrialHistory(tuple(Message(role or "unknown", content or "", 0, i)
                               for i, (role, content) in enumerate(messages)), ())

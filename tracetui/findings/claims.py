@@ -56,6 +56,7 @@ _TESTS_PASS = re.compile(
     re.IGNORECASE,
 )
 _CHECKS_PASS = re.compile(r"\ball\s+checks\s+pass(?:ed)?\b", re.IGNORECASE)
+_CLAIM = re.compile("|".join(f"(?:{p.pattern})" for p in (_DONE, _TESTS_PASS, _CHECKS_PASS)), re.IGNORECASE)
 _HEDGE = re.compile(
     r"\b(?:not|never|no|unable|cannot|fail(?:s|ed|ing)?|unfortunately|however|although|except|but|partial(?:ly)?"
     r"|some|still|remain(?:s|ing)?|if|once|when|should|would|will|may|might|whether|until|before|expect(?:ed)?|hope"
@@ -72,9 +73,7 @@ _FINISH_ARGUMENTS = ("message", "summary", "result", "text", "final_answer")
 
 
 def claim_findings(trial: Trial) -> Iterator[Finding]:
-    # every test command names one of _RUNNER_WORDS
-    wanted = trial.replies_with(_RUNNER_WORDS)
-    tested = any(runs_tests(command) for step in trial.steps(wanted) for command in step.commands)
+    tested = _ran_tests(trial)
     failed = trial.outcome in (FAIL, PARTIAL)
     if failed:
         for message, sentence in _final_claims(trial)[:1]:
@@ -86,6 +85,18 @@ def claim_findings(trial: Trial) -> Iterator[Finding]:
     if not tested and trial.outcome != ERROR and trial.replies and trial.verifier_tests:
         evidence = f"no test command in {len(trial.replies)} replies; the verifier ran {trial.verifier_tests} tests"
         yield trial.finding("no-tests-run", trial.replies[-1], evidence)
+
+
+def _ran_tests(trial: Trial) -> bool:
+    """Whether any reply ran a test command (every one names one of _RUNNER_WORDS; the commonest first,
+    so a trial that tests is told after a reply or two)."""
+    seen: set[int] = set()
+    for word in _RUNNER_WORDS:
+        wanted = trial.replies_with((word,)) - seen
+        if any(runs_tests(command) for step in trial.steps(wanted) for command in step.commands):
+            return True
+        seen |= wanted
+    return False
 
 
 def runs_tests(command: Simple) -> bool:
@@ -126,14 +137,18 @@ def _final_claims(trial: Trial, word: str = "") -> list[tuple[int, str]]:
     candidates = [last]
     if len(trial.replies) > 1 and trial.user_kind(last - 1) == "completion_check":
         candidates.insert(0, trial.replies[-2])
-    texts = [(i, _claim_text(trial, i)) for i in candidates if word in trial.messages[i].content]
+    candidates = [i for i in candidates if word in trial.body(i)]
+    if not any(_CLAIM.search(trial.body(i)) for i in candidates):
+        return []  # no claim anywhere in their bodies (reasoning aside): nothing to parse
+    texts = [(i, _claim_text(trial, i)) for i in candidates]
     if any(_GIVE_UP.search(text) for _, text in texts):
         return []
     claims = []
     for i, text in texts:
+        if not _CLAIM.search(text):
+            continue
         for sentence in _SENTENCE.split(text):
-            if (_DONE.search(sentence) or _TESTS_PASS.search(sentence) or _CHECKS_PASS.search(sentence)) \
-                    and not _HEDGE.search(sentence):
+            if _CLAIM.search(sentence) and not _HEDGE.search(sentence):
                 claims.append((i, sentence.strip()))
     return claims
 

@@ -17,7 +17,7 @@ from .model import Finding
 from .trial import Trial
 
 MIN_RUN = 3
-_PARSE_ERROR_START = "Previous response had"
+_PARSE_ERROR_START = "Previous response had parsing errors"
 """Where the harness's parse-error notes start (`trace.harness` decides what they are)."""
 
 
@@ -30,15 +30,20 @@ def _repeats(trial: Trial) -> Iterator[Finding]:
     """Runs of replies with equal output first (cheap), then equal commands (parsed only for those)."""
     messages = trial.messages
     replies = [i for i in trial.replies if i + 1 < len(messages) and messages[i + 1].role == "user"]
-    outputs = [messages[i + 1].content.rstrip() for i in replies]
+    outputs = [messages[i + 1].content for i in replies]
     start = 0
     while start < len(replies):
         end = start + 1
-        while end < len(replies) and replies[end] == replies[end - 1] + 2 and outputs[end] == outputs[start]:
+        while end < len(replies) and replies[end] == replies[end - 1] + 2 and _same(outputs[end], outputs[start]):
             end += 1
         if end - start >= MIN_RUN:
             yield from _same_commands(trial, replies[start:end])
         start = end
+
+
+def _same(a: str, b: str) -> bool:
+    """Equal but for trailing blanks (the harness pads its screens); different lengths say no at once."""
+    return a == b or (abs(len(a) - len(b)) < 256 and a.rstrip() == b.rstrip())
 
 
 def _same_commands(trial: Trial, replies: list[int]) -> Iterator[Finding]:

@@ -44,8 +44,10 @@ def outcome_findings(trial: Trial) -> Iterator[Finding]:
     restart = next((i for i, m in enumerate(trial.messages) if m.restart), None)
     if restart is None and not trial.summarized:
         return
-    handoff = next((i for i, m in enumerate(trial.messages) if m.role == "user" and trial.user_kind(i) == "handoff"),
-                   None)
+    # the restart is the first hand-off message, as a rule: look there first
+    order = [restart] if restart is not None else []
+    order += [i for i, m in enumerate(trial.messages) if m.role == "user" and i != restart]
+    handoff = next((i for i in order if trial.user_kind(i) == "handoff"), None)
     if handoff is not None:
         line = trial.messages[handoff].content.split("\n", 1)[0]
         yield trial.finding("summarized", handoff, line, line)

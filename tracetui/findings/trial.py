@@ -2,8 +2,8 @@
 
 Parsing every reply of every trial would cost several times more than reading the text, so each rule
 family asks only for the steps of the replies it wants, judging by the words in their action regions
-(a reply from its `"commands"`, `<commands>` or `<tool_call>` on, reasoning and analysis excluded; a
-reply without one ran nothing): a rule about writing test files needs a reply whose commands say "test"
+(a reply from its first `"commands"`, `<commands>` or `<tool_call>` on, so mostly without its reasoning
+and analysis; a reply without one ran nothing): a rule about writing test files needs a reply whose commands say "test"
 and write something. The words are looked for in all of a trial's regions at once. A fetch or a PATH
 change makes its family read the whole trial, since what follows depends on it. Parsed replies are
 kept, so families share them.
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
@@ -50,6 +51,7 @@ class Trial:
         self._steps: dict[int, Step] = {}
         self._kinds: dict[int, str] = {}
         self._with: dict[str, set[int]] = {}
+        self._bodies: dict[int, str] = {}
 
     @property
     def graded(self) -> bool:
@@ -57,12 +59,18 @@ class Trial:
 
     @cached_property
     def _regions(self) -> dict[int, str]:
-        """Each reply from where its action starts ("" when it has none): every command it sent is in there."""
+        """Each reply from where its action may start ("" when it has none), without the contents of the
+        files it writes with `cat`/`tee` heredocs: every command it sent is in there, and little else.
+        The first marker may be in its reasoning: then the region starts earlier, which only costs time."""
         regions = {}
         for i in self.replies:
-            body = split_think(self.messages[i].content)[1]
-            starts = [at for at in (body.find(marker) for marker in _ACTION_MARKERS) if at >= 0]
-            regions[i] = body[min(starts):] if starts else ""
+            content = self.messages[i].content
+            start = len(content)
+            for marker in _ACTION_MARKERS:
+                found = content.find(marker, 0, start)
+                if found >= 0:
+                    start = found
+            regions[i] = without_file_bodies(content[start:]) if start < len(content) else ""
         return regions
 
     @cached_property
@@ -76,7 +84,15 @@ class Trial:
         return "\0".join(regions[i] for i in self.replies), starts, self.replies
 
     def region(self, i: int) -> str:
+        """Reply `i`'s action region (see `_regions`): for a quick look, not for reading its commands."""
         return self._regions[i]
+
+    def body(self, i: int) -> str:
+        """Reply `i` without its reasoning."""
+        body = self._bodies.get(i)
+        if body is None:
+            body = self._bodies[i] = split_think(self.messages[i].content)[1]
+        return body
 
     def replies_with(self, words: Sequence[str]) -> set[int]:
         """The replies whose action region contains any of `words` (one scan of the trial per word)."""
@@ -165,3 +181,44 @@ class Trial:
                 if at >= 0:
                     return at, at + len(form)
         return None
+
+
+_HEREDOC = re.compile(r"<<-?[ \t]*\\?['\"]?([A-Za-z_][\w.-]*)")
+_FILE_WRITER = re.compile(r"(?:^|[\s;&|(])(?:cat|tee)\b")
+_LINE_BREAKS = ("\\n", "\n")  # escaped in a JSON action, real in the others
+_DELIMITER_END = frozenset("\\\n\r\"'")
+
+
+def without_file_bodies(text: str) -> str:
+    """`text` without the bodies of heredocs that `cat` or `tee` write to a file (file contents, not
+    commands). Anything else stays: a heredoc fed to python or piped on, one that never ends."""
+    pieces, kept = [], 0
+    at = text.find("<<")
+    while at >= 0:
+        opening = _HEREDOC.match(text, at)
+        end = _file_body_end(text, at, opening) if opening else -1
+        if end < 0:
+            at = text.find("<<", at + 2)
+            continue
+        pieces.append(text[kept : opening.end()])
+        kept = end
+        at = text.find("<<", end)
+    pieces.append(text[kept:])
+    return "".join(pieces)
+
+
+def _file_body_end(text: str, at: int, opening: re.Match) -> int:
+    """Where the body of the heredoc opened at `at` ends (at its delimiter line), if it is a file's."""
+    line_start = max(text.rfind(mark, 0, at) for mark in (*_LINE_BREAKS, '"')) + 1
+    line_end = min((p for p in (text.find(mark, opening.end()) for mark in _LINE_BREAKS) if p >= 0), default=-1)
+    if line_end < 0 or not _FILE_WRITER.search(text[line_start:at]) or "|" in text[opening.end() : line_end]:
+        return -1
+    delimiter = opening.group(1)
+    for mark in _LINE_BREAKS:
+        found = text.find(mark + delimiter, line_end)
+        while found >= 0:
+            after = found + len(mark) + len(delimiter)
+            if after == len(text) or text[after] in _DELIMITER_END:
+                return found
+            found = text.find(mark + delimiter, after)
+    return -1
