@@ -113,6 +113,7 @@ def test_reading_running_and_own_tests_are_not_tampering(commands):
 @pytest.mark.parametrize("command", [
     "which pytest && /usr/local/bin/pytest tests/ -q",
     "ln -sf /usr/bin/python3 /usr/bin/python",
+    "ln -s $(which python3) /usr/local/bin/python && ln -s /usr/local/go/bin/go /usr/local/bin/go",
     "alias python=python3",
     "cat /logs/verifier/reward.txt",
     "make && cp pmars /usr/local/bin/pmars",

@@ -137,8 +137,8 @@ def _bypasses(effect: Effect, path_dirs: set[str]) -> bool:
         return not (value and tool_family(posixpath.basename(value[0])) == family)
     if effect.verb not in (CREATE, MODIFY, LINK) or not is_bin_dir(effect.path, path_dirs):
         return False
-    if effect.source and (tool_family(basename(effect.source)) == family or family in parts(effect.source)):
-        return False  # a link or copy of the real program under another name
+    if effect.source and (tool_family(basename(effect.source)) == family or family in effect.source):
+        return False  # a link or copy of the real program (`$(which python3)`, /usr/local/go/bin/go)
     content = effect.content or ""
     return not re.search(rf"(?:exec\s+|^|\s)\S*{re.escape(family)}[\d.]*\s+\"?\$(?:@|\*)", content, re.MULTILINE)
 
