@@ -65,12 +65,13 @@ class Trial:
         regions = {}
         for i in self.replies:
             content = self.messages[i].content
-            start = len(content)
+            start = end = len(content)
+            after = _reasoning_end(content)
             for marker in _ACTION_MARKERS:
-                found = content.find(marker, 0, start)
+                found = content.find(marker, after, start)
                 if found >= 0:
                     start = found
-            regions[i] = without_file_bodies(content[start:]) if start < len(content) else ""
+            regions[i] = without_file_bodies(content[start:]) if start < end else ""
         return regions
 
     @cached_property
@@ -147,13 +148,17 @@ class Trial:
     def steps(self, wanted: set[int], everything: bool = False) -> Iterator[Step]:
         """The steps of the `wanted` replies (of all of them if `everything`), in order. The shell's
         directory is followed from step to step, and forgotten at a reply not read that may change it."""
-        changes_directory = self.replies_with(("cd",)) if not everything else set()
+        if everything:
+            visits, moves = self.replies, set()
+        else:
+            moves = self.replies_with(("cd",)) - wanted
+            visits = sorted(wanted | moves)
         cwd = Cwd()
-        for i in self.replies:
-            if everything or i in wanted:
-                yield self.step(i, cwd)
-            elif i in changes_directory:
+        for i in visits:
+            if i in moves:
                 cwd.path = None
+            else:
+                yield self.step(i, cwd)
 
     def step(self, i: int, cwd: Cwd | None = None) -> Step:
         """Reply `i`'s step, read once (with `cwd` as it stood then); `cwd` moves to where it ended."""
@@ -181,6 +186,16 @@ class Trial:
                 if at >= 0:
                     return at, at + len(form)
         return None
+
+
+def _reasoning_end(content: str) -> int:
+    """Where the leading reasoning block ends (0 if there is none): before it, nothing is an action.
+    Only a block at the very start (or text before a lone `</think>`, as `split_think` reads it)."""
+    closing = content.find("</think>")
+    if closing < 0:
+        return 0
+    opening = content.find("<think>", 0, closing)
+    return closing + len("</think>") if opening < 0 or not content[:opening].strip() else 0
 
 
 _HEREDOC = re.compile(r"<<-?[ \t]*\\?['\"]?([A-Za-z_][\w.-]*)")
