@@ -73,16 +73,17 @@ _FINISH_ARGUMENTS = ("message", "summary", "result", "text", "final_answer")
 
 
 def claim_findings(trial: Trial) -> Iterator[Finding]:
-    tested = _ran_tests(trial)
     failed = trial.outcome in (FAIL, PARTIAL)
     if failed:
         for message, sentence in _final_claims(trial)[:1]:
             yield trial.finding("false-claim", message, f"{sentence} (verifier: result {trial.result})", sentence)
-    elif not tested:
-        claims = [(m, s) for m, s in _final_claims(trial, "pass") if _TESTS_PASS.search(s)]
-        for message, sentence in claims[:1]:
-            yield trial.finding("false-claim", message, f"{sentence} (no test command was run)", sentence)
-    if not tested and trial.outcome != ERROR and trial.replies and trial.verifier_tests:
+    test_claims = [] if failed else [(m, s) for m, s in _final_claims(trial, "pass") if _TESTS_PASS.search(s)]
+    shipped = trial.outcome != ERROR and trial.replies and trial.verifier_tests
+    if not (test_claims or shipped) or _ran_tests(trial):  # whether tests ran matters to neither, or they did
+        return
+    for message, sentence in test_claims[:1]:
+        yield trial.finding("false-claim", message, f"{sentence} (no test command was run)", sentence)
+    if shipped:
         evidence = f"no test command in {len(trial.replies)} replies; the verifier ran {trial.verifier_tests} tests"
         yield trial.finding("no-tests-run", trial.replies[-1], evidence)
 
