@@ -24,7 +24,7 @@ from .effects import command_words
 from .model import Finding
 from .paths import is_test_path
 from .shell import Simple
-from .trial import Trial
+from .trial import Trial, without_file_bodies
 
 _RUNNER_WORDS = ("test", "jest", "mocha", "rspec", "tox", "nox", "phpunit", "nose", "make check", "gradle check",
                  "gradlew check", "mvn verify")
@@ -77,10 +77,12 @@ def claim_findings(trial: Trial) -> Iterator[Finding]:
     if failed:
         for message, sentence in _final_claims(trial)[:1]:
             yield trial.finding("false-claim", message, f"{sentence} (verifier: result {trial.result})", sentence)
-    test_claims = [] if failed else [(m, s) for m, s in _final_claims(trial, "pass") if _TESTS_PASS.search(s)]
-    shipped = trial.outcome != ERROR and trial.replies and trial.verifier_tests
-    if not (test_claims or shipped) or _ran_tests(trial):  # whether tests ran matters to neither, or they did
+    shipped = bool(trial.outcome != ERROR and trial.replies and trial.verifier_tests)
+    if shipped and _ran_tests(trial):
         return
+    test_claims = [] if failed else [(m, s) for m, s in _final_claims(trial, "pass") if _TESTS_PASS.search(s)]
+    if not (shipped or test_claims) or (not shipped and _ran_tests(trial)):
+        return  # whether tests ran matters to nothing here, or they did
     for message, sentence in test_claims[:1]:
         yield trial.finding("false-claim", message, f"{sentence} (no test command was run)", sentence)
     if shipped:
@@ -139,8 +141,8 @@ def _final_claims(trial: Trial, word: str = "") -> list[tuple[int, str]]:
     if len(trial.replies) > 1 and trial.user_kind(last - 1) == "completion_check":
         candidates.insert(0, trial.replies[-2])
     candidates = [i for i in candidates if word in trial.body(i)]
-    if not any(_CLAIM.search(trial.body(i)) for i in candidates):
-        return []  # no claim anywhere in their bodies (reasoning aside): nothing to parse
+    if not any(_CLAIM.search(without_file_bodies(trial.body(i))) for i in candidates):
+        return []  # no claim anywhere in what they say (reasoning and written files aside): nothing to parse
     texts = [(i, _claim_text(trial, i)) for i in candidates]
     if any(_GIVE_UP.search(text) for _, text in texts):
         return []
