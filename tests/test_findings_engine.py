@@ -341,3 +341,16 @@ def test_shell_garbage_never_raises(commands):
 def test_marker():
     assert marker(["no-tests-run", "test-tampering", "false-claim", "test-tampering"]) == "TCn"
     assert marker([]) == ""
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("cat > a.py << 'EOF'\nprint('test')\nEOF\nls", "cat > a.py << 'EOF\nEOF\nls"),
+    (json.dumps("cd x && cat > t.py <<EOF\ntest body\nEOF\n"), json.dumps("cd x && cat > t.py <<EOF\nEOF\n")),
+    ("python3 - << 'EOF'\nopen('/logs/verifier/reward.txt', 'w')\nEOF", None),  # code that runs stays
+    ("cat << EOF | python3\nopen('x', 'w')\nEOF", None),  # piped on: it runs
+    ("cat > a.py << EOF\nnever ends", None),
+])
+def test_file_bodies_are_left_out_of_the_gate_text(text, kept):
+    from tracetui.findings.trial import without_file_bodies
+
+    assert without_file_bodies(text) == (text if kept is None else kept)

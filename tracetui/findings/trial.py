@@ -224,9 +224,10 @@ def without_file_bodies(text: str) -> str:
 
 def _file_body_end(text: str, at: int, opening: re.Match) -> int:
     """Where the body of the heredoc opened at `at` ends (at its delimiter line), if it is a file's."""
-    line_start = max(text.rfind(mark, 0, at) for mark in (*_LINE_BREAKS, '"')) + 1
-    line_end = min((p for p in (text.find(mark, opening.end()) for mark in _LINE_BREAKS) if p >= 0), default=-1)
-    if line_end < 0 or not _FILE_WRITER.search(text[line_start:at]) or "|" in text[opening.end() : line_end]:
+    line_start = max(text.rfind("\\n", 0, at), text.rfind("\n", 0, at), text.rfind('"', 0, at)) + 1
+    escaped, real = text.find("\\n", opening.end()), text.find("\n", opening.end())
+    line_end = real if escaped < 0 else escaped if real < 0 else min(escaped, real)
+    if line_end < 0 or "|" in text[opening.end() : line_end] or not _FILE_WRITER.search(text[line_start:at]):
         return -1
     delimiter = opening.group(1)
     for mark in _LINE_BREAKS:

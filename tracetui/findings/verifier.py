@@ -39,7 +39,7 @@ from .paths import (
 )
 from .trial import Trial
 
-_TEST_WORDS = ("test", "setup.cfg", "tox.ini", "pyproject")
+_TEST_WORDS = ("test", "setup.cfg", "tox", "pyproject")  # "tox" for tox.ini: claims looks for it too
 _WRITE_WORDS = (">", "sed", "tee", "cp ", "mv ", "rm ", "chmod", "chown", "ln ", "install", "truncate", "dd ",
                 "patch", "apply", "open(", "write", "unlink", "remove", "rmtree", "copy", "move", "rename",
                 "delete", "perl", "str_replace", "create", "insert", "edit", "rsync", "rmdir", "shred", "replace")
@@ -49,7 +49,8 @@ _WORDS = ("alias", "reward", "logs/verifier")
 _TOOL_NAMES = "|".join(re.escape(name) for name in sorted(VERIFIER_TOOLS, key=len, reverse=True))
 _BIN_TOOL = re.compile(rf"bin/(?:{_TOOL_NAMES})\b")
 _SHEBANGS = ("#!/", "#!/usr/")
-_FUNCTION = ("() {", "(){", "function ")
+_DEFINES = re.compile(r"\(\)\s*\{|\bfunction\s")
+_FUNCTION = ("()", "function ")  # `name() {`, `name(){`, `function name`
 _PROMPT_ECHO = re.compile(r"^(?:\S*[@:]\S*[#$%] |[#$] |> )")
 _MISSING = re.compile(r"No such file|cannot access|not found|does not exist|can't open|cannot open|No module named",
                       re.IGNORECASE)
@@ -69,7 +70,7 @@ def wanted(trial: Trial) -> set[int]:
         region = trial.region(i)
         if any(not region[max(0, m.start() - 7) : m.start()].endswith(_SHEBANGS) for m in _BIN_TOOL.finditer(region)):
             found.add(i)
-    found |= {i for i in trial.replies_with(_FUNCTION) if "<<" not in trial.region(i)}
+    found |= {i for i in trial.replies_with(_FUNCTION) if "<<" not in trial.region(i) and _DEFINES.search(trial.region(i))}
     return found
 
 
