@@ -98,3 +98,13 @@ def test_summarized_trial_reads_its_whole_history(tmp_path):
     [summarized] = [f for f in index.of(0) if f.kind == "summarized"]
     handoff = session.history(0).messages[summarized.message]
     assert handoff.content.startswith("You are picking up work from a previous AI agent")
+
+
+def test_broken_and_extreme_rows_get_findings_or_none(tmp_path):
+    """The rows the viewer must survive (null columns, odd roles, 10 MB messages, deep JSON): the index
+    builds, every trial gets a list, none an error."""
+    from .test_bad_rows import SCHEMA, bad_rows
+
+    session = open_session(prepare([SourceSpec(str(write_parquet(tmp_path / "bad.parquet", bad_rows(), schema=SCHEMA)))]))
+    index = findings_index.build_findings_index(session)
+    assert len(index.findings) == len(session) and all(isinstance(found, list) for found in index.findings)

@@ -15,6 +15,7 @@ from typing import Callable
 
 import numpy as np
 import orjson
+import pyarrow as pa
 
 from ..findings import KIND_NAMES, RULES_VERSION, Finding, find_findings, marker
 from ..trace.model import Message, TrialHistory
@@ -77,7 +78,11 @@ def trial_findings(session, trial: int, verifier_tests: int | None = None,
     t = session.trials
     result = t.label("result", trial)
     summarized = bool(t.restarts[trial]) or t.sub_offsets[trial + 1] > t.sub_offsets[trial]
-    return find_findings(_history(session, trial, counts), result, lambda: session.verifier_output(trial),
+    try:
+        history = _history(session, trial, counts)
+    except (ValueError, TypeError, IndexError, KeyError, pa.ArrowException):
+        return []  # a trial whose rows cannot be read as a conversation has nothing to show
+    return find_findings(history, result, lambda: session.verifier_output(trial),
                          summarized=summarized, verifier_tests=verifier_tests)
 
 
