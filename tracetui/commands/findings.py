@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import sys
 
-from ..findings import KIND_NAMES
+import argparse
+import textwrap
+
+from ..findings import KIND_NAMES, KINDS
 from . import run as run_command
 from . import subcommand
 from .output import print_table, write_csv, write_jsonl
@@ -21,12 +24,16 @@ TABLE_FIELDS = ("trial_name", "model", "kind", "message", "evidence")
 def parser():
     parser = subcommand(
         "findings",
-        "What went wrong in each trial, found offline from what the trace shows: one record per finding "
-        f"(kinds: {', '.join(KIND_NAMES)}). The first run finds them in every trial; later runs read them back.",
+        "What went wrong in each trial, found offline from what the trace shows: one record per finding, "
+        f"with the fields {', '.join(FIELDS)} (message: the 0-based index in the trial's history). The first run "
+        "finds them in every trial; later runs read them back.",
         formats=("table", "jsonl", "csv"),
         filters="only trials with this value, e.g. finding=test-tampering or model=gpt-5-mini",
         exclude=True,
     )
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter  # keeps the kinds' table: wrap the rest here
+    parser.description = textwrap.fill(parser.description, 79)
+    parser.epilog = "kinds:\n" + "\n".join(f"  {kind.name:<17} {kind.summary}" for kind in KINDS)
     parser.add_argument("--kind", action="append", default=[], choices=KIND_NAMES, metavar="KIND",
                         help="only findings of this kind (repeatable; default: the kinds --filter finding= names, "
                              "else all)")

@@ -1,4 +1,4 @@
-"""What a command does to files: which paths it creates, changes, deletes, links or reads.
+"""What a command does to files: which paths it creates, changes, deletes or links.
 
 Read from the simple commands of `shell.read_script`: redirections, `tee`, `sed -i`, `perl -i`, `cp`,
 `mv`, `rsync`, `install`, `ln`, `rm`, `chmod`, `truncate`, `dd of=`, `patch` / `git apply` with the
@@ -17,9 +17,9 @@ from .paths import basename, normalize
 from .shell import Simple, read_script
 
 CREATE, MODIFY, DELETE, CHMOD, LINK = "create", "modify", "delete", "chmod", "link"
-MKDIR, FETCH, DEFINE, ON_PATH, READ = "mkdir", "fetch", "define", "path", "read"
+MKDIR, FETCH, DEFINE, ON_PATH = "mkdir", "fetch", "define", "path"
 """Not writes: a directory made, a repository or package fetched (path: where to, source: what),
-an alias or function defined (path: its name), a directory put on PATH, a file read."""
+an alias or function defined (path: its name), a directory put on PATH."""
 WRITES = frozenset({CREATE, MODIFY, DELETE, CHMOD, LINK})
 _WRAPPERS = frozenset({"sudo", "env", "nohup", "time", "command", "builtin", "exec", "nice", "stdbuf", "xvfb-run",
                        "timeout", "doas"})
@@ -130,8 +130,6 @@ def _command_effects(command: Simple, cwd: Cwd, fed: str | None, depth: int) -> 
     for operator, target in command.redirects:
         if ">" in operator and not (operator.endswith(">&") and target.isdigit()):
             add(MODIFY if ">>" in operator else CREATE, target, content=written)
-        elif operator.endswith("<") and not operator.endswith("<&"):
-            add(READ, target)
     if command.defines:
         add(DEFINE, command.defines)
     if not words:
@@ -286,8 +284,6 @@ def _sed(words, add, cwd, body) -> None:
     in_place = any(w == "--in-place" or w.startswith("--in-place=") or re.fullmatch(r"-[a-z]*i[a-z]*(?:\.\S*)?", w)
                    for w in words[1:])
     if not in_place:
-        for path in _operands(words, "efl")[1:]:
-            add(READ, path)
         return
     scripts = [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-e", "--expression", "-f")]
     scripts += [w.split("=", 1)[1] for w in words if w.startswith("--expression=")]
@@ -326,7 +322,7 @@ def _link(words, add, cwd, body) -> None:
         _into(operands, directory, LINK, add)
 
 
-def _touchless(words, add, cwd, body) -> None:
+def _truncate(words, add, cwd, body) -> None:
     """truncate: changes the files it names."""
     for path in _operands(words, "sr"):
         add(MODIFY, path)
@@ -452,7 +448,7 @@ def _python_effects(code: str, add) -> None:
 _HANDLERS = {
     "cp": _copy, "rsync": _copy, "install": _copy, "mv": _move, "rm": _remove, "rmdir": _remove,
     "unlink": _remove, "shred": _remove, "git": _git, "sed": _sed, "perl": _sed, "tee": _tee,
-    "chmod": _chmod, "chown": _chmod, "chgrp": _chmod, "chattr": _chmod, "ln": _link, "truncate": _touchless,
+    "chmod": _chmod, "chown": _chmod, "chgrp": _chmod, "chattr": _chmod, "ln": _link, "truncate": _truncate,
     "dd": _dd, "patch": _patch, "find": _find, "curl": _download, "wget": _download, "tar": _extract,
     "unzip": _extract, "cd": _cd, "pushd": _cd, "alias": _alias, "gh": _gh, "pip": _pip, "pip3": _pip,
     "mkdir": _mkdir,

@@ -12,7 +12,6 @@ kept, so families share them.
 from __future__ import annotations
 
 import json
-import math
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
@@ -42,7 +41,7 @@ class Trial:
     ) -> None:
         self.messages = messages
         self.result = result
-        self.outcome, self.reward = outcome_of(result)
+        self.outcome = outcome_of(result)[0]
         self._verifier_log = verifier_log
         self.summarized = summarized
         self.replies = [i for i, m in enumerate(messages) if m.role == "assistant"]
@@ -52,10 +51,6 @@ class Trial:
         self._kinds: dict[int, str] = {}
         self._with: dict[str, set[int]] = {}
         self._bodies: dict[int, str] = {}
-
-    @property
-    def graded(self) -> bool:
-        return not math.isnan(self.reward)
 
     @cached_property
     def _regions(self) -> dict[int, str]:
