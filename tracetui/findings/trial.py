@@ -2,11 +2,11 @@
 
 Parsing every reply of every trial would cost several times more than reading the text, so each rule
 family asks only for the steps of the replies it wants, judging by the words in their action regions
-(a reply from its first `"commands"`, `<commands>` or `<tool_call>` on, so mostly without its reasoning
-and analysis; a reply without one ran nothing): a rule about writing test files needs a reply whose commands say "test"
-and write something. The words are looked for in all of a trial's regions at once. A fetch or a PATH
-change makes its family read the whole trial, since what follows depends on it. Parsed replies are
-kept, so families share them.
+(a reply from its first `"commands"`, `<commands>` or `<tool_call>` after its leading reasoning, less
+the files it writes with heredocs; a reply without one ran nothing): a rule about writing test files
+needs a reply whose commands say "test" and write something. Each word is looked for in all of a
+trial's regions at once. A fetch or a PATH change makes its family read the whole trial, since what
+follows depends on it. Parsed replies are kept, so families share them.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ _ACTION_MARKERS = ('"commands"', "<commands>", "<tool_call>")
 
 
 class Trial:
+    """One trial for the rules: its messages, result (and outcome), verifier log, and parsed replies."""
+
     def __init__(
         self,
         messages: Sequence[Message],
