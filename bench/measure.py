@@ -134,3 +134,7 @@ def search_warm(data: Data, repeat: int) -> dict:
 
 def search_cold(data: Data) -> dict:
     return probe("search_speed", [str(data.source), "cold"], data.env())
+
+
+def findings_speed(data: Data, repeat: int) -> dict:
+    return probe("findings_speed", [str(data.source), "--repeat", str(repeat)], data.env())

@@ -155,6 +155,18 @@ def search_rows(rows: int, size: dict) -> list[Row]:
     return out
 
 
+def findings_rows(rows: int, size: dict) -> list[Row]:
+    """The findings index against one literal search pass of the same dataset, measured in turn."""
+    label, result = _label(rows), size["findings"]
+    build, search = med(result["build"]), med(result["search"])
+    ratio = med([b / s for b, s in zip(result["build"], result["search"])])
+    return [
+        Row(f"findings index, {result['trials']:,} trials (vs a literal search pass: {_s(search)}), {label}",
+            _s(build), ratio=f"{ratio:.2f}x", target="≤ 2x search", met=ratio <= 2),
+        Row(f"↳ first findings index of a process, {label}", _s(result["first_build"])),
+    ]
+
+
 def _ok(size: dict) -> dict:
     """The size's results without failed runs (None): lists lose them, failed single results stay None."""
     def clean(value):
@@ -171,7 +183,7 @@ def build_rows(results: dict) -> list[Row]:
     out = []
     for rows_text, size in results["sizes"].items():
         rows = int(rows_text)
-        for make in (first_screen_rows, open_rows, memory_rows, interaction_rows, search_rows):
+        for make in (first_screen_rows, open_rows, memory_rows, interaction_rows, search_rows, findings_rows):
             try:
                 out.extend(make(rows, _ok(size)))
             except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError):

@@ -4,7 +4,7 @@
 
 Generates the demo datasets under bench/out/ (kept for --reuse), converts them, then measures time to
 first screen (headless and in a pty, warm and cold page cache, against the floor and the naive route),
-first open with conversion, memory, interaction latency and full-text search. Raw results go to
+first open with conversion, memory, interaction latency, full-text search and the findings index. Raw results go to
 bench/out/results.json.
 """
 
@@ -89,6 +89,8 @@ def measure_size(data: measure.Data, n: dict) -> dict:
     size["search_warm"] = attempt("search warm", measure.search_warm, data, n["search"])
     size["search_cold"] = [attempt("search cold", measure.search_cold, data) for _ in range(n["cold_search"])]
     log("  search: done")
+    size["findings"] = attempt("findings index", measure.findings_speed, data, n["search"])
+    log("  findings index: done")
     return size
 
 

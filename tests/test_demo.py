@@ -245,6 +245,9 @@ def test_terminus_first_prompt(rows):
         '<tool_call>\n{"name": "execute_bash"',
         "\x1b[01;34m",  # ls --color
         "\x1b[01;31m\x1b[Kerror: ",  # gcc
+        "echo 1.0 > /logs/verifier/reward.txt",  # planted findings (test_findings_demo.py finds them)
+        "sed -i 's/assert result == expected/assert result is not None/' tests/test_local.py",
+        "git clone --depth 1 https://github.com/tb-solutions/",
     ],
 )
 def test_message_features(messages, marker):

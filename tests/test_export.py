@@ -219,7 +219,7 @@ def test_export_and_labels_commands(sharded, tmp_path):
     ]
     table = tracetui("labels", str(sharded)).stdout.splitlines()
     assert table[0].split() == ["trial_name", "task", "model", "labels", "note", "updated"]
-    assert table[1].startswith("beta__1") and "reward-hack" in table[1]
+    assert table[2].startswith("beta__1") and "reward-hack" in table[2]
     assert list(csv.DictReader(tracetui("labels", str(sharded), "--format", "csv").stdout.splitlines()))[1]["note"] == "flaky"
 
 

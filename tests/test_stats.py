@@ -211,4 +211,4 @@ def test_cli_head_to_head_and_errors(runs):
     bad = run_cli(runs[0], "--by", "colour")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--by" in bad.stderr
     bad = run_cli(runs[0], "--filter", "colour=red")
-    assert bad.returncode == 2 and "unknown facet" in bad.stderr
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "no facet 'colour'" in bad.stderr

@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from . import __version__
+from .commands import filter_options, guarded, source_options, source_specs
 from .data.errors import SourceError
 
 EXAMPLES = """\
@@ -29,25 +30,8 @@ environment: HF_HOME, HF_TOKEN, HF_HUB_OFFLINE=1 (use the HF cache only),
 """
 
 
-def _source_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--split", default="train", help="dataset split (default: train)")
-    parser.add_argument("--revision", help="hub revision: branch, tag or commit")
-    parser.add_argument("--config", help="dataset config (subset) name")
-
-
-def filter_option(parser: argparse.ArgumentParser, help: str) -> None:
-    parser.add_argument("--filter", action="append", default=[], metavar="FACET=VALUE", help=help)
-
-
-def source_specs(args) -> list:
-    """The command line's sources with its --split / --revision / --config (see `_source_options`)."""
-    from .data.sources import SourceSpec
-
-    return [SourceSpec(source, args.split, args.revision, args.config) for source in args.sources]
-
-
 def _view_options(parser: argparse.ArgumentParser) -> None:
-    filter_option(parser, "preselect a filter value, e.g. model=gpt-4o or result=0.0 or outcome=fail (repeatable)")
+    filter_options(parser, "preselect a filter value, e.g. model=gpt-5-mini, outcome=fail or finding=false-claim")
     parser.add_argument("--trial", metavar="NAME", help="open this trial (trial_name or task) first")
 
 
@@ -60,12 +44,13 @@ def open_parser() -> argparse.ArgumentParser:
         "  stats     pass rates by model / task / dataset, and head-to-head tables\n"
         "  export    write the filtered or labelled trials to jsonl / parquet / csv\n"
         "  labels    list the labels and notes you gave to a dataset's trials\n"
+        "  findings  what went wrong in each trial (tampering, false claims, loops...), one record each\n"
         "  web       serve the app to a browser (pip install 'tracetui[web]')",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("sources", nargs="+", metavar="SOURCE", help="hub id, hf:// path, file or folder")
-    _source_options(parser)
+    source_options(parser)
     _view_options(parser)
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     parser.add_argument("--version", action="version", version=f"tracetui {__version__}")
@@ -80,19 +65,6 @@ def demo_parser() -> argparse.ArgumentParser:
     _view_options(parser)
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     return parser
-
-
-def parse_filters(values: list[str]):
-    from .data.facets import FilterState
-
-    selected: dict[str, set[str]] = {}
-    for value in values:
-        name, sep, label = value.partition("=")
-        if not sep or not name.strip():
-            raise SourceError(f"--filter {value!r}: expected FACET=VALUE, e.g. model=gpt-4o")
-        name = {"provider": "model_provider", "source": "trace_source"}.get(name.strip(), name.strip())
-        selected.setdefault(name, set()).add(label)
-    return FilterState({k: frozenset(v) for k, v in selected.items()})
 
 
 class _NoPandas(importlib.abc.MetaPathFinder):
@@ -112,13 +84,23 @@ def _keep_pandas_out() -> None:
 
 def run_app(sources, args) -> int:
     """Run the TUI. A dataset converted before opens here, before the first frame (a few hundred ms
-    at most, no loading screen); a new one converts in the app's worker, with a progress bar."""
+    at most, no loading screen); a new one converts in the app's worker, with a progress bar, unless
+    --filter asks for values: those are checked against the data first (converting it here)."""
     _keep_pandas_out()
+    from .commands import end_progress, print_progress
+    from .commands.selection import filter_args, filter_state
+    from .data.facets import FilterState
     from .data.session import all_cached, open_session
     from .ui.app import StartOptions, TraceApp
 
+    filters = filter_args(args)
     session = open_session(sources) if all_cached(sources) else None
-    app = TraceApp(sources, StartOptions(parse_filters(args.filter), args.trial), session=session)
+    state = FilterState()
+    if filters:
+        session = session or open_session(sources, print_progress)
+        end_progress()
+        state = filter_state(session, filters)
+    app = TraceApp(sources, StartOptions(state, args.trial), session=session)
     app.run()
     if app.error is not None:
         raise app.error
@@ -127,20 +109,21 @@ def run_app(sources, args) -> int:
 
 def cmd_open(argv: list[str]) -> int:
     args = open_parser().parse_args(argv)
-    return _guarded(args, lambda: _open(args))
+    return guarded(args, lambda: _open(args))
 
 
 def _open(args) -> int:
+    from .commands.selection import filter_args
     from .data.session import prepare
 
     specs = source_specs(args)
-    parse_filters(args.filter)  # fail before any download on a malformed filter
+    filter_args(args)  # fail before any download on a malformed filter or an unknown facet
     return run_app(prepare(specs), args)
 
 
 def cmd_demo(argv: list[str]) -> int:
     args = demo_parser().parse_args(argv)
-    return _guarded(args, lambda: _demo(args))
+    return guarded(args, lambda: _demo(args))
 
 
 def _demo(args) -> int:
@@ -183,24 +166,6 @@ def _print_progress(done: int, total: int) -> None:
         print(f"\r{done:,}/{total:,} rows", end="", file=sys.stderr, flush=True)
 
 
-def _guarded(args, run) -> int:
-    """One clear line and exit code 2 for user errors; tracebacks only with --debug."""
-    try:
-        return run()
-    except SourceError as exc:
-        if args.debug:
-            raise
-        print(f"tracetui: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    except Exception as exc:  # an unexpected failure still gets one line, never a wall of text
-        if args.debug:
-            raise
-        print(f"tracetui: {type(exc).__name__}: {exc} (run with --debug for details)", file=sys.stderr)
-        return 2
-
-
 def _lazy(module: str):
     """A subcommand whose module is imported only when it runs, so `tracetui SOURCE` never pays for it."""
 
@@ -215,9 +180,10 @@ COMMANDS = {
     "stats": _lazy("tracetui.commands.stats"),
     "export": _lazy("tracetui.commands.export"),
     "labels": _lazy("tracetui.commands.labels"),
+    "findings": _lazy("tracetui.commands.findings"),
     "web": _lazy("tracetui.commands.web"),
 }
-"""Subcommands: each takes its own argv and returns the exit code (wrap its body in `_guarded`)."""
+"""Subcommands: each takes its own argv and returns the exit code (see `commands.run`)."""
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,9 +1,18 @@
-"""Subcommands that work without the UI, each reached through `tracetui.cli.COMMANDS`; shared argument helpers."""
+"""Subcommands that work without the UI, each reached through `tracetui.cli.COMMANDS`, and the argument
+handling they all share: sources, filters, output format, progress, one-line errors.
+
+Light on purpose (argparse only): `tracetui SOURCE` imports it before opening the app.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from typing import Callable
+
+FILTER_HELP = ("FACET=VALUE: outcome, result, model, task, agent, provider, source, dataset, label, failed_test "
+               "or finding; a value may be a unique part of the name, e.g. model=gpt-5-mini (repeatable)")
 
 
 class Parser(argparse.ArgumentParser):
@@ -14,8 +23,80 @@ class Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+def subcommand(prog: str, description: str, formats: tuple[str, ...] = (), filters: str = "",
+               exclude: bool = False) -> Parser:
+    """A subcommand's parser with the shared arguments: sources, --split/--revision/--config, and as
+    asked --format (the first choice is the default), --filter (`filters` says what it does), --exclude."""
+    parser = Parser(prog=f"tracetui {prog}", description=description)
+    parser.add_argument("sources", nargs="+", metavar="SOURCE", help="hub id, hf:// path, file or folder")
+    source_options(parser)
+    if formats:
+        parser.add_argument("--format", choices=formats, default=formats[0], help=f"default: {formats[0]}")
+    if filters:
+        filter_options(parser, filters, exclude)
+    return parser
+
+
+def source_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--split", default="train", help="dataset split (default: train)")
+    parser.add_argument("--revision", help="hub revision: branch, tag or commit")
+    parser.add_argument("--config", help="dataset config (subset) name")
+
+
+def filter_options(parser: argparse.ArgumentParser, what: str, exclude: bool = False) -> None:
+    parser.add_argument("--filter", action="append", default=[], metavar="FACET=VALUE", help=f"{what}; {FILTER_HELP}")
+    if exclude:
+        parser.add_argument("--exclude", action="append", default=[], metavar="FACET=VALUE",
+                            help="leave out the trials with this value, e.g. finding=test-tampering (repeatable)")
+
+
+def source_specs(args) -> list:
+    """The command line's sources with its --split / --revision / --config (see `source_options`)."""
+    from ..data.sources import SourceSpec
+
+    return [SourceSpec(source, args.split, args.revision, args.config) for source in args.sources]
+
+
+def run(parser: argparse.ArgumentParser, argv: list[str], body: Callable[[argparse.Namespace], int]) -> int:
+    """Parse `argv` (adding --debug) and run `body(args)` guarded: see `guarded`."""
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    args = parser.parse_args(argv)
+    return guarded(args, lambda: body(args))
+
+
+def guarded(args, body: Callable[[], int]) -> int:
+    """One clear line and exit code 2 for user errors, tracebacks only with --debug; a pipe closed
+    early (`tracetui stats ... | head`) is not an error, as with other Unix tools."""
+    from ..data.errors import SourceError
+
+    try:
+        return body()
+    except SourceError as exc:
+        if args.debug:
+            raise
+        end_progress()
+        print(f"tracetui: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # an unexpected failure still gets one line, never a wall of text
+        if args.debug:
+            raise
+        end_progress()
+        print(f"tracetui: {type(exc).__name__}: {exc} (run with --debug for details)", file=sys.stderr)
+        return 2
+
+
 def print_progress(fraction: float, message: str) -> None:
-    """Conversion and export progress on stderr, only when it is a terminal."""
+    """Conversion, index and export progress on stderr, only when it is a terminal."""
     if sys.stderr.isatty():
-        end = "\n" if fraction >= 1 else ""
-        print(f"\r\x1b[K{fraction:4.0%} {message}", end=end, file=sys.stderr, flush=True)
+        print(f"\r\x1b[K{fraction:4.0%} {message}", end="", file=sys.stderr, flush=True)
+
+
+def end_progress() -> None:
+    """Clear the progress line, so what follows starts on a clean line."""
+    if sys.stderr.isatty():
+        print("\r\x1b[K", end="", file=sys.stderr, flush=True)

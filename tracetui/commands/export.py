@@ -2,57 +2,43 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-import numpy as np
-
-from ..cli import _guarded, _source_options, filter_option, parse_filters, source_specs
 from ..data.errors import SourceError
 from ..data.export import FORMATS, export_trials
-from ..data.session import open_session, prepare
-from ..store.facets import LABEL_FACET, label_facet
-from ..store.labels import LabelStore, session_records
-from . import Parser, print_progress
+from ..data.facets import parse_filter_args
+from . import end_progress, print_progress, subcommand
+from . import run as run_command
+from .selection import Extras, add_label_facet, chosen_trials, filter_args, open_sources
 
 
-def parser() -> Parser:
-    parser = Parser(
-        prog="tracetui export",
-        description="Write the original rows of the matching trials, plus tracetui_labels and tracetui_note, "
+def parser():
+    parser = subcommand(
+        "export",
+        "Write the original rows of the matching trials, plus tracetui_labels and tracetui_note, "
         f"to a {', '.join(FORMATS)} file (by the suffix).",
+        filters="keep trials with this value, e.g. result=0.0 or finding=false-claim",
+        exclude=True,
     )
-    parser.add_argument("sources", nargs="+", metavar="SOURCE", help="hub id, hf:// path, file or folder")
-    _source_options(parser)
-    filter_option(parser, "keep trials with this value, e.g. result=0.0 or model=gpt-4o (repeatable)")
     parser.add_argument("--label", action="append", default=[], metavar="LABEL",
                         help="keep trials with this label (repeatable: any of them)")
     parser.add_argument("-o", "--output", required=True, type=Path, metavar="OUT", help="the file to write")
-    parser.add_argument("--debug", action="store_true", help="show tracebacks")
     return parser
 
 
 def run(argv: list[str]) -> int:
-    args = parser().parse_args(argv)
-    return _guarded(args, lambda: _export(args))
+    return run_command(parser(), argv, _export)
 
 
 def _export(args) -> int:
     if args.output.suffix.lower() not in FORMATS:
         raise SourceError(f"-o {args.output}: the suffix must be one of {', '.join(FORMATS)}")
-    filters = parse_filters(args.filter + [f"{LABEL_FACET}={label}" for label in args.label])
-    specs = source_specs(args)
-    session = open_session(prepare(specs), print_progress)
-    store = LabelStore.open()
-    warning = store.pop_warning()
-    if warning:
-        print(f"tracetui: {warning}", file=sys.stderr)
-    records = session_records(session, store)
-    session.facets.add(label_facet(session, store, records=records))
-    unknown = sorted(set(filters.selected) - set(session.facets.facets))
-    if unknown:
-        raise SourceError(f"--filter {unknown[0]}=…: no such facet (facets: {', '.join(session.facets.facets)})")
-    trials = np.nonzero(session.facets.apply(filters).visible)[0]
+    filters = filter_args(args) + parse_filter_args([f"label={label}" for label in args.label], "--label")
+    session = open_sources(args)
+    extras = Extras()
+    add_label_facet(session, extras)  # the labels and notes go into every exported row
+    trials = chosen_trials(session, filters, extras)
+    records = extras.records
     rows = export_trials(
         session,
         trials,
@@ -61,5 +47,6 @@ def _export(args) -> int:
         notes={t: r.note for t, r in records.items() if r.note},
         progress=print_progress,
     )
+    end_progress()
     print(f"exported {len(trials):,} trial{'s' * (len(trials) != 1)} ({rows:,} rows) to {args.output}")
     return 0

@@ -2,42 +2,29 @@
 
 from __future__ import annotations
 
-import csv
-import json
 import sys
 
-from ..cli import _guarded, _source_options, source_specs
 from ..data.session import prepare
-from ..trace.sanitize import sanitize
-from ..store.labels import LabelStore
-from . import Parser
+from . import run as run_command
+from . import source_specs, subcommand
+from .output import print_table, write_csv, write_json
+from .selection import Extras, label_store
 
 TABLE_COLUMNS = ("trial_name", "task", "model", "labels", "note", "updated")
-TABLE_WIDTH = 48
-"""Widest a table cell gets; csv and json carry everything."""
 
 
-def parser() -> Parser:
-    parser = Parser(prog="tracetui labels", description="List the labels and notes given to a dataset's trials.")
-    parser.add_argument("sources", nargs="+", metavar="SOURCE", help="hub id, hf:// path, file or folder")
-    _source_options(parser)
-    parser.add_argument("--format", choices=("table", "csv", "json"), default="table", help="default: table")
-    parser.add_argument("--debug", action="store_true", help="show tracebacks")
-    return parser
+def parser():
+    return subcommand("labels", "List the labels and notes given to a dataset's trials.",
+                      formats=("table", "csv", "json"))
 
 
 def run(argv: list[str]) -> int:
-    args = parser().parse_args(argv)
-    return _guarded(args, lambda: _list(args))
+    return run_command(parser(), argv, _list)
 
 
 def _list(args) -> int:
-    specs = source_specs(args)
-    dataset_ids = dict.fromkeys(source.dataset_id for source in prepare(specs))
-    store = LabelStore.open()
-    warning = store.pop_warning()
-    if warning:
-        print(f"tracetui: {warning}", file=sys.stderr)
+    dataset_ids = dict.fromkeys(source.dataset_id for source in prepare(source_specs(args)))
+    store = label_store(Extras())
     rows = [
         {
             "dataset": r.key.dataset_id,
@@ -53,26 +40,11 @@ def _list(args) -> int:
         for r in store.all_for_dataset(dataset_id)
     ]
     if args.format == "json":
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        write_json(rows)
     elif args.format == "csv":
-        writer = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]) if rows else ["dataset", *TABLE_COLUMNS])
-        writer.writeheader()
-        writer.writerows({**row, "labels": ";".join(row["labels"])} for row in rows)
+        write_csv(rows, list(rows[0]) if rows else ["dataset", "revision", *TABLE_COLUMNS])
     elif rows:
-        _table(rows)
+        print_table([{c: ", ".join(row[c]) if c == "labels" else row[c] for c in TABLE_COLUMNS} for row in rows])
     else:
         print("no labels or notes yet", file=sys.stderr)
     return 0
-
-
-def _table(rows: list[dict]) -> None:
-    """Aligned columns of sanitized one-line cells (names and notes are untrusted text)."""
-    cells = [[_cell(", ".join(row[c]) if c == "labels" else row[c]) for c in TABLE_COLUMNS] for row in rows]
-    widths = [max(len(c), *(len(line[i]) for line in cells)) for i, c in enumerate(TABLE_COLUMNS)]
-    for line in [list(TABLE_COLUMNS), *cells]:
-        print("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip())
-
-
-def _cell(text: str) -> str:
-    text = " ".join(sanitize(text).split())
-    return text if len(text) <= TABLE_WIDTH else text[: TABLE_WIDTH - 1] + "…"

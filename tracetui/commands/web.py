@@ -14,9 +14,9 @@ import shlex
 import socket
 import sys
 
-from ..cli import _guarded, _source_options, _view_options, demo_rows, demo_sources, parse_filters, source_specs
+from ..cli import _view_options, demo_rows, demo_sources
 from ..data.errors import SourceError
-from . import Parser, print_progress
+from . import Parser, guarded, print_progress, source_options, source_specs
 
 DRIVER = "tracetui.web.driver:SessionDriver"
 
@@ -41,7 +41,7 @@ def parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("sources", nargs="+", metavar="SOURCE", help="hub id, hf:// path, file or folder; or demo")
-    _source_options(parser)
+    source_options(parser)
     parser.add_argument("--rows", type=int, help="with demo: rows to generate (default: the bundled size)")
     parser.add_argument("--seed", type=int, help="with demo: random seed (default: 0)")
     _view_options(parser)
@@ -53,7 +53,7 @@ def parser() -> argparse.ArgumentParser:
 
 def run(argv: list[str]) -> int:
     args = parser().parse_args(argv)
-    return _guarded(args, lambda: _serve(args))
+    return guarded(args, lambda: _serve(args))
 
 
 def _serve(args) -> int:
@@ -64,9 +64,10 @@ def _serve(args) -> int:
     import logging
 
     from ..data.cache import ensure_converted
+    from .selection import filter_args
     from ..web.server import TraceServer, is_loopback
 
-    parse_filters(args.filter)  # fail before any download on a malformed filter
+    filter_args(args)  # fail before any download on a malformed filter or an unknown facet
     sources, app_argv = _sources(args)
     for source in sources:
         ensure_converted(source.files, print_progress)

@@ -6,13 +6,24 @@ with every *other* facet applied, so the sidebar shows what each click would giv
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .errors import SourceError
 from .trials import OUTCOMES, Trials
 
 NULL_LABEL = "(none)"
+FACET_NAMES = {
+    "outcome": "outcome", "result": "result", "model": "model", "task": "task", "agent": "agent",
+    "provider": "model_provider", "source": "trace_source", "dataset": "dataset", "label": "label",
+    "failed_test": "failed_test", "finding": "finding",
+}
+"""The names `--filter` takes (everywhere: the app, stats, export, findings) -> the facet's own name."""
+_NAME_ALIASES = {"model_provider": "model_provider", "trace_source": "trace_source", "failed-test": "failed_test",
+                 "findings": "finding", "labels": "label", "outcomes": "outcome", "models": "model", "tasks": "task"}
 
 
 @dataclass(slots=True)
@@ -52,15 +63,18 @@ class FilterState:
 
     selected: dict[str, frozenset[str]] = field(default_factory=dict)
     text: str = ""
+    excluded: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Facet values whose trials are left out (`--exclude`), whatever else is selected."""
 
     def toggled(self, facet: str, label: str) -> "FilterState":
         current = self.selected.get(facet, frozenset())
         chosen = current - {label} if label in current else current | {label}
         selected = {**self.selected, facet: chosen}
-        return FilterState({k: v for k, v in selected.items() if v}, self.text)
+        return FilterState({k: v for k, v in selected.items() if v}, self.text, self.excluded)
 
     def describe(self) -> str:
         parts = [f"{name}={'|'.join(sorted(values))}" for name, values in self.selected.items()]
+        parts += [f"{name}!={'|'.join(sorted(values))}" for name, values in self.excluded.items()]
         if self.text:
             parts.append(f"name~{self.text}")
         return " ".join(parts)
@@ -125,6 +139,18 @@ class FacetIndex:
             mask |= np.isin(self.trials.codes[column], hits)
         return mask
 
+    def _mask(self, name: str, values: frozenset[str]) -> np.ndarray | None:
+        """Trials with any of `values` in facet `name`; None for a facet not (yet) registered."""
+        facet = self.facets.get(name)
+        if facet is None or not values:
+            return None
+        codes = [c for c in (facet.code_of(v) for v in values) if c is not None]
+        return facet.mask(codes, self.count)
+
+    def values(self) -> dict[str, list[str]]:
+        """Every registered facet's values, for `resolve_filters`."""
+        return {name: list(facet.labels) for name, facet in self.facets.items()}
+
     def apply(self, state: FilterState, extra: np.ndarray | None = None) -> FacetResult:
         base = np.ones(self.count, dtype=bool)
         text = self.text_mask(state.text)
@@ -132,13 +158,15 @@ class FacetIndex:
             base &= text
         if extra is not None:
             base &= extra
+        for name, values in state.excluded.items():
+            mask = self._mask(name, values)
+            if mask is not None:
+                base &= ~mask
         masks: dict[str, np.ndarray] = {}
         for name, values in state.selected.items():
-            facet = self.facets.get(name)
-            if facet is None or not values:
-                continue
-            codes = [c for c in (facet.code_of(v) for v in values) if c is not None]
-            masks[name] = facet.mask(codes, self.count)
+            mask = self._mask(name, values)
+            if mask is not None:
+                masks[name] = mask
         visible = base.copy()
         for mask in masks.values():
             visible &= mask
@@ -150,3 +178,82 @@ class FacetIndex:
                     others &= mask
             counts[name] = facet.counts(others)
         return FacetResult(visible, counts)
+
+
+@dataclass(frozen=True, slots=True)
+class FilterArg:
+    """One `FACET=VALUE` of the command line, checked for shape but not yet against the data."""
+
+    option: str
+    facet: str
+    """The facet's own name (`model_provider` for `provider`)."""
+    value: str
+    typed: str = ""
+    """The facet name as the user wrote it, for messages."""
+
+    def __str__(self) -> str:
+        return f"{self.option} {self.typed or self.facet}={self.value}"
+
+
+def parse_filter_args(values: Sequence[str], option: str = "--filter") -> list[FilterArg]:
+    """`FACET=VALUE` strings -> FilterArgs with facet names made canonical; SourceError (one line) for
+    a malformed one or an unknown facet, naming the close ones."""
+    parsed = []
+    for text in values:
+        name, sep, value = text.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise SourceError(f"{option} {text!r}: expected FACET=VALUE, e.g. model=gpt-4o")
+        key = name.lower().replace(" ", "_")
+        canonical = FACET_NAMES.get(key) or _NAME_ALIASES.get(key)
+        if canonical is None:
+            raise SourceError(f"{option} {text}: no facet {name!r}{_suggest(name, list(FACET_NAMES))}; "
+                              f"facets: {', '.join(FACET_NAMES)}")
+        parsed.append(FilterArg(option, canonical, value, name))
+    return parsed
+
+
+def resolve_filters(args: Sequence[FilterArg], known: Mapping[str, Sequence[str]], text: str = "") -> FilterState:
+    """The FilterState the arguments mean, each value resolved against the facet's `known` values:
+    exact match first, then case-insensitive, then a unique case-insensitive suffix (at a `/`, `-`,
+    `_` or `.` boundary), then a unique case-insensitive substring, so `model=gpt-5-mini` finds
+    `openai/gpt-5-mini-2025-08-07`. Raises SourceError naming the candidates when a value matches
+    several values or none."""
+    selected: dict[str, set[str]] = {}
+    excluded: dict[str, set[str]] = {}
+    for arg in args:
+        values = [v for v in known.get(arg.facet, ()) if v is not None]
+        chosen = resolve_value(arg, values)
+        (excluded if arg.option == "--exclude" else selected).setdefault(arg.facet, set()).add(chosen)
+    return FilterState({k: frozenset(v) for k, v in selected.items()}, text,
+                       {k: frozenset(v) for k, v in excluded.items()})
+
+
+def resolve_value(arg: FilterArg, values: Sequence[str]) -> str:
+    """One value of a facet, as `resolve_filters` resolves it."""
+    wanted = arg.value.strip()
+    if arg.value in values:
+        return arg.value
+    lower = wanted.lower()
+    for matches in (
+        [v for v in values if v.lower() == lower],
+        [v for v in values if v.lower().endswith(lower) and (len(v) == len(lower) or v[-len(lower) - 1] in "/-_.:")],
+        [v for v in values if lower and lower in v.lower()],
+    ):
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            shown = ", ".join(sorted(matches)[:6]) + (", …" if len(matches) > 6 else "")
+            raise SourceError(f"{arg}: matches {len(matches)} values ({shown}); be more specific")
+    if len(values) <= 8:
+        listed = ", ".join(values) or "(none in this data)"
+        raise SourceError(f"{arg}: no such value{_suggest(wanted, values)}; one of: {listed}")
+    raise SourceError(f"{arg}: no such value{_suggest(wanted, values)}")
+
+
+def _suggest(word: str, candidates: Sequence[str]) -> str:
+    close = difflib.get_close_matches(word, candidates, n=4, cutoff=0.5)
+    if not close:
+        lowered = {c.lower(): c for c in candidates}
+        close = [lowered[c] for c in difflib.get_close_matches(word.lower(), list(lowered), n=4, cutoff=0.4)]
+    return f" (did you mean {', '.join(close)}?)" if close else ""

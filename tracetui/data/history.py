@@ -18,19 +18,25 @@ def rebuild_history(ds: Dataset, rows: list[int], episodes: list[int], sub_rows:
     messages: list[Message] = []
     prev_row: int | None = None
     prev_count = 0
+    prev_last: tuple[str, str] | None = None  # the previous row's last message
     for row, episode in zip(rows, episodes):
         count = ds.message_count(row)
+        # one read per row: the previous row's last position (to tell an extension) and what is new
+        extends = prev_row is not None and 0 < prev_count < count
+        tail = ds.messages(row, prev_count - 1, count) if extends else []
         if prev_row is None:
-            shared = 0
-        elif count > prev_count and ds.message(row, prev_count - 1) == ds.message(prev_row, prev_count - 1):
-            shared = prev_count
+            shared, fresh = 0, ds.messages(row, 0, count)
+        elif tail and tail[0] == prev_last:
+            shared, fresh = prev_count, tail[1:]
         else:
             shared = _common_prefix(ds, prev_row, row, min(prev_count, count))
+            fresh = ds.messages(row, shared, count)
         restart = prev_row is not None and shared < prev_count
-        for offset, (role, content) in enumerate(ds.messages(row, shared, count)):
+        for offset, (role, content) in enumerate(fresh):
             messages.append(
                 Message(role or "unknown", content or "", episode, len(messages), restart and offset == 0)
             )
+        prev_last = fresh[-1] if fresh else (ds.message(row, count - 1) if count else None)
         prev_row, prev_count = row, count
     subagents = tuple(
         SubConversation(

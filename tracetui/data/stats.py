@@ -18,7 +18,8 @@ from .trials import ERROR, FAIL, OUTCOMES, PARTIAL, PASS, UNKNOWN
 if TYPE_CHECKING:
     from .session import Session
 
-GROUP_COLUMNS = ("dataset", "model", "task", "agent", "model_provider")
+GROUP_COLUMNS = ("dataset", "model", "task", "agent", "model_provider", "finding")
+"""`finding` groups by a registered multi-valued facet: a trial counts once under each of its values."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,18 +141,45 @@ def overview(session: Session, mask: np.ndarray) -> Overview:
 
 
 def group_stats(session: Session, mask: np.ndarray, by: tuple[str, ...] = ("model",)) -> list[GroupRow]:
-    """Outcome counts per combination of GROUP_COLUMNS values present in `mask`, sorted by labels."""
-    keys = [_column(session, name) for name in by]
+    """Outcome counts per combination of GROUP_COLUMNS values present in `mask`, sorted by labels.
+
+    A multi-valued column (`finding`) counts a trial once under each of its values, NULL_LABEL if none."""
     t = session.trials
     if not mask.any():
         return []
-    stacked = np.stack([codes[mask] for codes, _ in keys], axis=1)
-    combos, group = np.unique(stacked, axis=0, return_inverse=True)
-    counts = _counts(group.reshape(-1), t.outcome[mask], t.reward[mask], len(combos))
-    rows = [
-        GroupRow(tuple(labels[code] for code, (_, labels) in zip(combo, keys)), c) for combo, c in zip(combos, counts)
-    ]
+    trials = np.nonzero(mask)[0]
+    codes: list[np.ndarray] = []
+    labels: list[list[str]] = []
+    for name in by:
+        column, names = _column(session, name)
+        if isinstance(column, tuple):
+            keep, column = _expand(trials, column)
+            trials, codes = trials[keep], [c[keep] for c in codes]
+        else:
+            column = column[trials]
+        codes.append(column)
+        labels.append(names)
+    combos, group = np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)
+    counts = _counts(group.reshape(-1), t.outcome[trials], t.reward[trials], len(combos))
+    rows = [GroupRow(tuple(names[code] for code, names in zip(combo, labels)), c) for combo, c in zip(combos, counts)]
     return sorted(rows, key=lambda row: row.key)
+
+
+def _expand(trials: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """For rows of `trials` and a multi-valued facet's (trial, code) pairs: which row each output row
+    repeats, and its code (-1 for a trial with no value), one output row per (row, value)."""
+    owners, values = pairs
+    order = np.argsort(owners, kind="stable")
+    owners, values = owners[order], values[order]
+    first = np.searchsorted(owners, trials, side="left")
+    count = np.searchsorted(owners, trials, side="right") - first
+    repeats = np.maximum(count, 1)
+    keep = np.repeat(np.arange(len(trials)), repeats)
+    within = np.arange(len(keep)) - np.repeat(np.cumsum(repeats) - repeats, repeats)
+    has = count[keep] > 0
+    picked = np.where(has, first[keep] + within, 0)
+    codes = np.where(has, values[picked] if len(values) else -1, -1)
+    return keep, codes.astype(np.int64)
 
 
 def matrix(session: Session, mask: np.ndarray, rows: str = "model", columns: str = "task") -> Matrix:
@@ -224,11 +252,15 @@ def head_to_head(session: Session, mask: np.ndarray, a: str, b: str, column: str
     return HeadToHead(column, a, b, rows)
 
 
-def _column(session: Session, name: str) -> tuple[np.ndarray, list[str]]:
-    """(code per trial, labels) of a grouping column; code -1 (no value) indexes the trailing NULL_LABEL."""
+def _column(session: Session, name: str):
+    """(code per trial, labels) of a grouping column, or ((trial, code) pairs, labels) of a multi-valued
+    one; code -1 (no value) indexes the trailing NULL_LABEL."""
     t = session.trials
     if name == "dataset":
         return t.dataset.astype(np.int64), list(session.dataset_names) + [NULL_LABEL]
+    facet = session.facets.facets.get(name)
+    if name not in t.labels and facet is not None and facet.pairs is not None:
+        return facet.pairs, list(facet.labels) + [NULL_LABEL]
     if name not in t.labels:
         raise ValueError(f"cannot group by {name!r}; one of: {', '.join(GROUP_COLUMNS)}")
     labels = [NULL_LABEL if v is None else v for v in t.labels[name]]

@@ -15,27 +15,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..trace.outcome import ERROR, FAIL, OUTCOMES, PARTIAL, PASS, UNKNOWN, outcome_of  # noqa: F401 (the data layer's names)
 from .dataset import Dataset
 
-OUTCOMES = ("pass", "partial", "fail", "error", "unknown")
-PASS, PARTIAL, FAIL, ERROR, UNKNOWN = range(5)
 LABEL_COLUMNS = ("agent", "model", "model_provider", "task", "result", "run_id", "trial_name", "trace_source")
 KEY_COLUMNS = ("run_id", "trial_name", "task", "model", "agent")
-
-
-def outcome_of(result: str | None) -> tuple[int, float]:
-    """(outcome class, reward) of a `result` value: a reward string, an exception name, or null."""
-    if result is None or not result.strip():
-        return UNKNOWN, math.nan
-    try:
-        reward = float(result)
-    except ValueError:
-        return ERROR, math.nan
-    if math.isnan(reward):
-        return UNKNOWN, math.nan
-    if reward >= 1.0:
-        return PASS, reward
-    return (PARTIAL, reward) if reward > 0.0 else (FAIL, reward)
 
 
 @dataclass(slots=True)

@@ -7,6 +7,7 @@ dataset's conversion (`verifier-index.json`); later opens read it back at once.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -14,14 +15,21 @@ import numpy as np
 import orjson
 
 from .facets import Facet
+from .trial_cache import per_trial
 
 INDEX_FILE = "verifier-index-v1.json"
+_TESTS = re.compile(r"\d+/(\d+) tests")  # VerifierReport.short() of a log with counts
 
 
 @dataclass(slots=True)
 class VerifierIndex:
     short: list[str]  # per trial: "2/3 tests", "score 0.6" or ""
     failed: list[list[str]]  # per trial: failed test names
+
+    def tests(self, trial: int) -> int:
+        """How many tests the trial's verifier log shows (0: none, or a graded log)."""
+        match = _TESTS.fullmatch(self.short[trial])
+        return int(match.group(1)) if match else 0
 
     def facet(self) -> Facet:
         """Multi-valued facet: a trial has every test that failed in it."""
@@ -41,45 +49,20 @@ def build_verifier_index(
     """Parse (or read back) the verifier summary of every trial of `session`, dataset by dataset."""
     from ..verifier import parse_verifier  # imported in the background worker, off start-up
 
-    short: list[str] = []
-    failed: list[list[str]] = []
-    trials = session.trials
-    total = max(1, len(trials))
-    for index, dataset in enumerate(session.datasets):
-        ids = np.nonzero(trials.dataset == index)[0]
-        path = dataset.folder / INDEX_FILE
-        stored = _read(path, len(ids))
-        if stored is None:
-            stored = {"short": [], "failed": []}
-            for done, trial in enumerate(ids):
-                if cancelled is not None and cancelled():
-                    raise InterruptedError("cancelled")
-                report = parse_verifier(session.verifier_output(int(trial)))
-                stored["short"].append(report.short())
-                stored["failed"].append(list(report.failed_tests))
-                if progress is not None and done % 64 == 0:
-                    progress((len(short) + done) / total)
-            _write(path, stored)
-        short.extend(stored["short"])
-        failed.extend(stored["failed"])
-    return VerifierIndex(short, failed)
+    def summary(trial: int) -> tuple[str, list[str]]:
+        report = parse_verifier(session.verifier_output(trial))
+        return report.short(), list(report.failed_tests)
+
+    summaries = per_trial(session, INDEX_FILE, summary, _load, _dump, progress, cancelled)
+    return VerifierIndex([short for short, _ in summaries], [failed for _, failed in summaries])
 
 
-def _read(path, count: int) -> dict | None:
-    try:
-        stored = orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+def _load(data: bytes, count: int) -> list[tuple[str, list[str]]] | None:
+    stored = orjson.loads(data)
+    if len(stored["short"]) != count or len(stored["failed"]) != count:
         return None
-    if len(stored.get("short", ())) != count or len(stored.get("failed", ())) != count:
-        return None
-    return stored
+    return list(zip(stored["short"], stored["failed"]))
 
 
-def _write(path, stored: dict) -> None:
-    """Best effort: a read-only cache only means parsing again next time."""
-    try:
-        temporary = path.with_suffix(".tmp")
-        temporary.write_bytes(orjson.dumps(stored))
-        temporary.replace(path)
-    except OSError:
-        pass
+def _dump(summaries: list[tuple[str, list[str]]]) -> bytes:
+    return orjson.dumps({"short": [short for short, _ in summaries], "failed": [failed for _, failed in summaries]})

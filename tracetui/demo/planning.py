@@ -39,7 +39,7 @@ class Trial:
     score: float  # fraction of checks passed
     verifier_ran: bool
     completes: bool  # the agent marks the task complete (and confirms) at the end
-    force: frozenset[str] = frozenset()  # features this trial must show (the showcase)
+    force: frozenset[str] = frozenset()  # features this trial must show (the showcase, a planted finding)
     kind: str = "normal"  # normal | marathon | hostile
 
     @property
@@ -69,6 +69,19 @@ _SHOWCASE = (
 )
 
 
+# Once the showcase is done, the first trials that fit each act out one finding (`tracetui findings` shows them):
+# a planted feature only changes what its trial's agent does, so the rest of the dataset stays as it was.
+PLANTS = (
+    ("tamper", lambda trial: trial.result == "1.0" and trial.completes),  # edits a test, then passes
+    ("reward-file", lambda trial: trial.result == "1.0"),  # writes the verifier's reward file
+    ("upstream", lambda trial: trial.result == "1.0"),  # clones the project and copies it in
+    ("claim", lambda trial: trial.result == "0.0" and trial.completes),  # "all tests pass" on a failed run
+    ("repeat", lambda trial: True),  # the same command, three times, the same output
+    ("parse-loop", lambda trial: True),  # three unparsable replies in a row
+)
+PLANT_MIN_EPISODES = 9
+
+
 def _uuid4(rng: random.Random) -> str:
     h = f"{rng.getrandbits(128):032x}"
     return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) & 3]}{h[17:20]}-{h[20:]}"
@@ -90,6 +103,7 @@ def plan(rows: int, seed: int) -> list[Trial]:
     """All trials of the dataset, in export order, with exactly `rows` rows between them."""
     rng = random.Random(seed)
     showcase = list(_SHOWCASE)
+    plants = list(PLANTS)
     marathon_at = rows // 4 if rows >= MARATHON_MIN_ROWS else None
     trials: list[Trial] = []
     total = 0
@@ -108,12 +122,26 @@ def plan(rows: int, seed: int) -> list[Trial]:
                 spec = dict(episodes=149, kind="marathon", result="AgentTimeoutError")
                 marathon_at = None
             trial = _new_trial(rng, run, TASK_BY_NAME[spec["task"]] if "task" in spec else task, run.start + offset, spec)
+            if not spec and not showcase and run.model.agent == "terminus-2":
+                trial = _plant(trial, plants)
             offset += timedelta(seconds=rng.randint(20, 900), microseconds=rng.randint(0, 999999))
             if total + trial.rows > rows:  # the last trial is cut short, as if its later episodes were lost
                 trial = replace(trial, episodes=rows - total, restarts=(), completes=False)
             trials.append(trial)
             total += trial.rows
     return trials
+
+
+def _plant(trial: Trial, plants: list) -> Trial:
+    """The trial with the first planted finding that fits it (taken from `plants`), if any fits."""
+    if trial.episodes < PLANT_MIN_EPISODES or trial.restarts:
+        return trial
+    for plant in plants:
+        name, fits = plant
+        if fits(trial):
+            plants.remove(plant)
+            return replace(trial, force=trial.force | {f"plant:{name}"})
+    return trial
 
 
 def _new_run(rng: random.Random, index: int) -> tuple[Run, list[Task]]:

@@ -1,0 +1,119 @@
+"""Opening a command's sources and turning its --filter / --exclude into trials, shared by the app's
+command line and every subcommand.
+
+The facets that cost something are registered only when a filter or a grouping names them: `label`
+(the label store), `failed_test` (the verifier index) and `finding` (the findings index), the indexes
+read back from beside the conversion when they were built before.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..data.facets import FilterArg, FilterState, parse_filter_args, resolve_filters
+from ..data.session import Session, open_session, prepare
+from . import end_progress, print_progress, source_specs
+
+
+def open_sources(args) -> Session:
+    """The session of the command line's sources, converting what is new with progress on stderr."""
+    session = open_session(prepare(source_specs(args)), print_progress)
+    end_progress()
+    return session
+
+
+def filter_args(args) -> list[FilterArg]:
+    """The command's --filter and --exclude, checked for shape and facet names (before any download)."""
+    return parse_filter_args(getattr(args, "filter", [])) + parse_filter_args(getattr(args, "exclude", []), "--exclude")
+
+
+@dataclass
+class Extras:
+    """What a command opened along the way, so that it is opened once."""
+
+    store: object | None = None
+    records: dict = field(default_factory=dict)
+    """Labels and notes by trial, once the label facet is registered."""
+    labels: list[str] | None = None
+    """The configured label names, once the label facet is registered."""
+    findings: object | None = None
+    verifiers: object | None = None
+
+
+def filter_state(session: Session, filters: Sequence[FilterArg], extras: Extras | None = None) -> FilterState:
+    """The FilterState `filters` mean, each value resolved against the data (SourceError when one
+    matches nothing or several), after registering the facets they name."""
+    extras = extras or Extras()
+    needed = {f.facet for f in filters}
+    known: dict[str, list[str]] = {}
+    if "label" in needed:
+        known["label"] = add_label_facet(session, extras)
+    if "finding" in needed:
+        findings_index(session, extras)
+    if "failed_test" in needed:
+        verifier_index(session, extras)
+    values = session.facets.values()
+    for name, extra in known.items():
+        values[name] = list(dict.fromkeys([*values.get(name, []), *extra]))
+    return resolve_filters(filters, values)
+
+
+def chosen_trials(session: Session, filters: Sequence[FilterArg], extras: Extras | None = None) -> np.ndarray:
+    """Trial ids matching `filters` (see `filter_state`), in list order."""
+    return np.nonzero(session.facets.apply(filter_state(session, filters, extras)).visible)[0]
+
+
+def label_store(extras: Extras):
+    """The label store (opened once), its warning, if any, on stderr."""
+    if extras.store is None:
+        from ..store.labels import LabelStore
+
+        extras.store = LabelStore.open()
+        warning = extras.store.pop_warning()
+        if warning:
+            print(f"tracetui: {warning}", file=sys.stderr)
+    return extras.store
+
+
+def add_label_facet(session: Session, extras: Extras) -> list[str]:
+    """Register the label facet (once); returns the configured label names (valid filter values even
+    before any trial has them)."""
+    if extras.labels is None:
+        from ..store.config import load_config
+        from ..store.facets import label_facet
+        from ..store.labels import session_records
+
+        store = label_store(extras)
+        config, _ = load_config()
+        extras.records = session_records(session, store)
+        session.facets.add(label_facet(session, store, config.labels, extras.records))
+        extras.labels = list(config.labels)
+    return extras.labels
+
+
+def findings_index(session: Session, extras: Extras):
+    """The findings index (built with progress, or read back), its facet registered."""
+    if extras.findings is None:
+        from ..data.findings_index import build_findings_index
+
+        progress = lambda fraction: print_progress(fraction, "finding what went wrong")  # noqa: E731
+        extras.findings = build_findings_index(session, progress, verifiers=extras.verifiers)
+        end_progress()
+        session.facets.add(extras.findings.facet())
+    return extras.findings
+
+
+def verifier_index(session: Session, extras: Extras):
+    """The verifier index (built with progress, or read back), its failed-test facet registered."""
+    if extras.verifiers is None:
+        from ..data.verifier_index import build_verifier_index
+
+        progress = lambda fraction: print_progress(fraction, "reading verifier logs")  # noqa: E731
+        extras.verifiers = build_verifier_index(session, progress)
+        end_progress()
+        session.facets.add(extras.verifiers.facet())
+    return extras.verifiers

@@ -1,0 +1,120 @@
+"""Every trial's findings (see `tracetui.findings`), for the findings facet, a list column and the CLI.
+
+Built once per dataset in the background and kept beside the dataset's conversion
+(`findings-index.json`, stamped with the rules version: a change to the rules rebuilds it; a change to
+the source makes a new conversion folder). A trial's history is read as cheaply as it can be: the last
+main episode row holds the whole conversation unless a context summarization restarted it; only
+then are all its rows read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Callable
+
+import numpy as np
+import orjson
+import pyarrow as pa
+
+from ..findings import KIND_NAMES, RULES_VERSION, Finding, find_findings, marker
+from ..trace.model import Message, TrialHistory
+from .facets import Facet
+from .history import rebuild_history
+from .trial_cache import per_trial
+from .verifier_index import VerifierIndex, build_verifier_index
+
+INDEX_FILE = "findings-index.json"
+FACET = "finding"
+_CODE = {name: code for code, name in enumerate(KIND_NAMES)}
+
+
+@dataclass(slots=True)
+class FindingsIndex:
+    findings: list[list[Finding]]
+    """Per trial, in message order."""
+
+    def of(self, trial: int) -> list[Finding]:
+        return self.findings[trial]
+
+    def marker(self, trial: int) -> str:
+        """The trial's kinds as a compact string for a list column, e.g. "TCn"."""
+        return marker(f.kind for f in self.findings[trial])
+
+    def facet(self) -> Facet:
+        """Multi-valued facet over every kind (a trial has each kind it shows at least once)."""
+        pairs = sorted({(trial, _CODE[f.kind]) for trial, found in enumerate(self.findings) for f in found})
+        array = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+        return Facet(FACET, "Findings", list(KIND_NAMES), pairs=(array[:, 0].copy(), array[:, 1].copy()))
+
+
+def build_findings_index(
+    session,
+    progress: Callable[[float], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    verifiers: VerifierIndex | None = None,
+) -> FindingsIndex:
+    """Find (or read back) the findings of every trial of `session`, dataset by dataset.
+
+    `no-tests-run` needs to know which verifier logs show tests: pass the session's VerifierIndex when
+    it is built, else it is built (or read back) when a dataset's findings are not stored yet. Raises
+    InterruptedError when `cancelled()` turns true (nothing is stored then)."""
+    @cache
+    def verifier_index() -> VerifierIndex:
+        return verifiers or build_verifier_index(session, None, cancelled)
+
+    counts = [dataset.meta.column("n_messages").to_numpy() for dataset in session.datasets]
+
+    def compute(trial: int) -> list[Finding]:
+        return trial_findings(session, trial, verifier_index().tests(trial), counts)
+
+    return FindingsIndex(per_trial(session, INDEX_FILE, compute, _load, _dump, progress, cancelled))
+
+
+def trial_findings(session, trial: int, verifier_tests: int | None = None,
+                   counts: list[np.ndarray] | None = None) -> list[Finding]:
+    """One trial's findings (`verifier_tests`: as `find_findings` takes it, None reads the log; `counts`:
+    each dataset's `n_messages` column, when the caller has it at hand)."""
+    t = session.trials
+    result = t.label("result", trial)
+    summarized = bool(t.restarts[trial]) or t.sub_offsets[trial + 1] > t.sub_offsets[trial]
+    try:
+        history = _history(session, trial, counts)
+    except (ValueError, TypeError, IndexError, KeyError, pa.ArrowException):
+        return []  # a trial whose rows cannot be read as a conversation has nothing to show
+    return find_findings(history, result, lambda: session.verifier_output(trial),
+                         summarized=summarized, verifier_tests=verifier_tests)
+
+
+def _history(session, trial: int, counts: list[np.ndarray] | None = None) -> TrialHistory:
+    """The trial's main history: its last row's messages; after a context summarization restarted it,
+    the last row of each stretch between restarts (a row not longer than the one before starts a
+    stretch, as in `trials`), rebuilt as `Session.history` rebuilds every row: the same messages and
+    indices, from a few rows instead of all of them."""
+    t = session.trials
+    rows = [int(r) for r in t.rows(trial)]
+    if not rows:
+        return TrialHistory((), ())
+    index = int(t.dataset[trial])
+    dataset = session.datasets[index]
+    if t.restarts[trial]:
+        sizes = (counts[index] if counts else dataset.meta.column("n_messages").to_numpy())[rows]
+        ends = [row for row, size, after in zip(rows, sizes, [*sizes[1:], -1]) if after <= size]
+        return rebuild_history(dataset, ends, [0] * len(ends), [])  # episode numbers: not needed here
+    messages = dataset.messages(rows[-1])
+    return TrialHistory(tuple(Message(role or "unknown", content or "", 0, i)
+                              for i, (role, content) in enumerate(messages)), ())
+
+
+def _load(data: bytes, count: int) -> list[list[Finding]] | None:
+    stored = orjson.loads(data)
+    if stored["rules"] != RULES_VERSION or len(stored["trials"]) != count:
+        return None
+    return [[Finding(KIND_NAMES[k], m, e, (s[0], s[1]) if s else None) for k, m, e, s in found]
+            for found in stored["trials"]]
+
+
+def _dump(findings: list[list[Finding]]) -> bytes:
+    return orjson.dumps({"rules": RULES_VERSION, "kinds": list(KIND_NAMES),
+                         "trials": [[[_CODE[f.kind], f.message, f.evidence, f.span] for f in found]
+                                    for found in findings]})

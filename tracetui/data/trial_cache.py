@@ -1,0 +1,62 @@
+"""Per-trial results worked out once per dataset and kept beside its conversion (the verifier and findings
+indexes): read back when the stored file still fits, else computed trial by trial, with progress and
+cancellation, and stored for the next open."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, TypeVar
+
+import numpy as np
+
+T = TypeVar("T")
+
+
+def per_trial(
+    session,
+    filename: str,
+    compute: Callable[[int], T],
+    load: Callable[[bytes, int], list[T] | None],
+    dump: Callable[[list[T]], bytes],
+    progress: Callable[[float], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> list[T]:
+    """`compute(trial)` for every trial of `session`, dataset by dataset, each dataset's results kept in
+    `filename` in its conversion folder. `load(data, count)` returns the stored results, or None when
+    they do not fit (another version, another count). Raises InterruptedError when `cancelled()` turns
+    true (nothing is stored then)."""
+    results: list[T] = []
+    trials = session.trials
+    total = max(1, len(trials))
+    for index, dataset in enumerate(session.datasets):
+        ids = np.nonzero(trials.dataset == index)[0]
+        path = dataset.folder / filename
+        stored = _load(path, len(ids), load)
+        if stored is None:
+            stored = []
+            for done, trial in enumerate(ids):
+                if cancelled is not None and cancelled():
+                    raise InterruptedError("cancelled")
+                stored.append(compute(int(trial)))
+                if progress is not None and done % 32 == 0:
+                    progress((len(results) + done) / total)
+            _store(path, dump(stored))
+        results.extend(stored)
+    return results
+
+
+def _load(path: Path, count: int, load: Callable[[bytes, int], list[T] | None]) -> list[T] | None:
+    try:
+        return load(path.read_bytes(), count)
+    except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+        return None  # missing, or written by another version
+
+
+def _store(path: Path, data: bytes) -> None:
+    """Best effort: a read-only cache only means working it out again next time."""
+    try:
+        temporary = path.with_suffix(".tmp")
+        temporary.write_bytes(data)
+        temporary.replace(path)
+    except OSError:
+        pass

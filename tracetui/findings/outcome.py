@@ -1,0 +1,57 @@
+"""How the trial ended and what the harness did to it: `timeout`, `context-overflow`, `infra-error`, `summarized`.
+
+The first three come from the exception class name Harbor writes as the trial's `result`, cited on the
+last message (where the trial stopped). Unknown exception names give nothing: no guessing. A harness
+command time-out ("The previous command timed out after N seconds") is not the trial timing out.
+`summarized` comes from the context-summarization hand-off messages, a history that restarted, or
+the trial's sub-agent rows; it cites the first hand-off.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ..trace.outcome import ERROR
+from .model import Finding
+from .trial import Trial
+
+
+_CONTEXT = frozenset({"ContextLengthExceededError", "ContextWindowExceededError"})
+_INFRA = frozenset({
+    "DaytonaError", "DockerError", "ModalError", "RunloopError", "E2BError", "SandboxError", "EnvironmentError",
+    "EnvironmentStartTimeoutError", "AgentSetupTimeoutError", "AddTestsDirError", "DownloadVerifierDirError",
+    "UploadError", "RewardFileNotFoundError", "RewardFileEmptyError", "VerifierOutputParseError",
+    "NonZeroAgentExitCodeError", "BadRequestError", "RateLimitError", "APIConnectionError", "APIError",
+    "InternalServerError", "ServiceUnavailableError", "AuthenticationError", "PermissionDeniedError",
+    "Timeout", "APITimeoutError",
+})
+"""The environment, the verifier's plumbing or the model API failed: nothing the agent chose."""
+_INFRA_WORDS = re.compile(r"Daytona|Docker|Modal|Runloop|E2B|Sandbox|Environment")
+_TIMEOUT = re.compile(r"\w*TimeoutError")
+
+
+def outcome_findings(trial: Trial) -> Iterator[Finding]:
+    last = len(trial.messages) - 1
+    name = (trial.result or "").strip()
+    if trial.outcome == ERROR and re.fullmatch(r"[A-Za-z_][\w.]*", name):
+        short = name.rsplit(".", 1)[-1]
+        kind = ("context-overflow" if short in _CONTEXT
+                else "infra-error" if short in _INFRA or _INFRA_WORDS.match(short)
+                else "timeout" if _TIMEOUT.fullmatch(short) else None)
+        if kind is not None:
+            yield trial.finding(kind, last, f"result: {name}")
+    restart = next((i for i, m in enumerate(trial.messages) if m.restart), None)
+    if restart is None and not trial.summarized:
+        return
+    # the restart is the first hand-off message, as a rule: look there first
+    order = [restart] if restart is not None else []
+    order += [i for i, m in enumerate(trial.messages) if m.role == "user" and i != restart]
+    handoff = next((i for i in order if trial.user_kind(i) == "handoff"), None)
+    if handoff is not None:
+        line = trial.messages[handoff].content.split("\n", 1)[0]
+        yield trial.finding("summarized", handoff, line, line)
+    elif restart is not None:
+        yield trial.finding("summarized", restart, "the history restarts here after a context summarization")
+    else:
+        yield trial.finding("summarized", last, "the trial has context-summarization sub-agent rows")
