@@ -12,16 +12,8 @@ import json
 import re
 from dataclasses import dataclass
 
-from .polyglot import parse_cargo, parse_ctest, parse_go, parse_gradle, parse_jest
-from .runners import (
-    Failure,
-    RunnerResult,
-    TestCase,
-    counts_from_tests,
-    num,
-    parse_pytest,
-    parse_unittest,
-)
+from .records import Failure, RunnerResult, TestCase, counts_from_tests, num
+from .runners import parse_runners, parse_unittest
 
 __all__ = ["Failure", "TestCase", "VerifierReport", "parse_verifier", "strip_ansi", "verdict_line"]
 
@@ -186,10 +178,6 @@ def _generic(lines: list[str]) -> RunnerResult | None:
     return None
 
 
-# Every parser runs on every log: each is one cheap pass, which costs less than finding out
-# with substring scans whether its runner is present.
-_RUNNERS = (parse_pytest, parse_jest, parse_go, parse_cargo, parse_gradle, parse_ctest)
-
 
 @dataclass(frozen=True, slots=True)
 class VerifierReport:
@@ -234,8 +222,9 @@ class VerifierReport:
 _NO_LOG = VerifierReport("none", None, None, None, None, None, (), (), None, (), None, None, None)
 
 
-def parse_verifier(text: str | None) -> VerifierReport:
-    """Parse a verifier log; never raises (a broken parser must not take the viewer down)."""
+def parse_verifier(text: object) -> VerifierReport:
+    """Parse a verifier log (text, bytes or None); never raises (a broken parser must not take the
+    viewer down)."""
     try:
         return _parse(text)
     except Exception:  # noqa: BLE001 - the fuzz tests call _parse directly, so bugs still show
@@ -243,29 +232,36 @@ def parse_verifier(text: str | None) -> VerifierReport:
                               None)
 
 
-def _parse(text) -> VerifierReport:
-    if text is None:
+def _as_text(value: object) -> str:
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8", "replace")
+    return value if isinstance(value, str) else str(value)
+
+
+def _primary(lines: list[str], clean: str, graded: bool) -> RunnerResult:
+    """The verifier's own run. Several runners can match (a pytest test may print cargo output):
+    the run whose summary comes last; without summaries, the one that saw the most tests."""
+    found = parse_runners(lines)
+    primary = max(found, key=lambda r: (r.summary_line, len(r.tests) + len(r.failures)), default=None)
+    if primary is None and ("Ran " in clean or " ... " in clean):
+        primary = parse_unittest(lines)
+    if primary is None:
+        primary = _generic(lines) or RunnerResult("unknown")
+        if graded:
+            primary.runner = "graded"
+    return primary
+
+
+def _parse(value: object) -> VerifierReport:
+    if value is None:
         return _NO_LOG
-    if isinstance(text, (bytes, bytearray, memoryview)):
-        text = bytes(text).decode("utf-8", "replace")
-    elif not isinstance(text, str):
-        text = str(text)
+    text = _as_text(value)
     if not text.strip():
         return _NO_LOG
     clean = strip_ansi(text)
     lines = clean.split("\n")
-
-    found = [r for r in (parse(lines) for parse in _RUNNERS) if r is not None]
-    # Several runners can match (a pytest test may print cargo output): the run whose summary
-    # comes last is the verifier's own; without summaries, the one that saw the most tests.
-    primary = max(found, key=lambda r: (r.summary_line, len(r.tests) + len(r.failures)), default=None)
-    if primary is None and ("Ran " in clean or " ... " in clean):
-        primary = parse_unittest(lines)
     score = find_score(lines, clean)
-    if primary is None:
-        primary = _generic(lines) or RunnerResult("unknown")
-        if score is not None:
-            primary.runner = "graded"
+    primary = _primary(lines, clean, score is not None)
     counts = primary.counts or counts_from_tests(primary.tests) or {}
 
     exit_code = _last_line(clean, "xit code", _EXIT_CODE)
