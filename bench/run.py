@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import measure, pagecache, report  # noqa: E402
+from bench import measure, pagecache, report
 
 OUT = measure.ROOT / "bench" / "out"
 

@@ -24,7 +24,7 @@ SCHEMA = pa.schema(
 
 
 def row(task: str, messages: list[tuple[str, str]] | None, **extra) -> dict:
-    base = {c: None for c in SCHEMA.names}
+    base = dict.fromkeys(SCHEMA.names)
     base.update(task=task, trial_name=f"{task}__1", episode="episode-0", conversations=None if messages is None else [{"role": r, "content": c} for r, c in messages])
     base.update(extra)
     return base
@@ -37,7 +37,7 @@ def nested(depth: int) -> str:
 def bad_rows() -> list[dict]:
     big_line = "y" * 1_000_000
     return [
-        {c: None for c in SCHEMA.names},  # null in every column
+        dict.fromkeys(SCHEMA.names),  # null in every column
         row("empty-conversation", []),
         row("roles", [("system", "sys"), ("tool", "tool out"), ("critic", "unknown role"), ("", "no role")]),
         row("ten-mb-message", [("user", "start"), ("assistant", ("long line of output\n" * 524_288))]),

@@ -7,6 +7,7 @@ import json
 import re
 from collections import Counter, defaultdict
 from datetime import datetime
+from itertools import pairwise
 from pathlib import Path
 
 import pyarrow as pa
@@ -45,7 +46,7 @@ def assert_nested_prefixes(rows: list[dict]) -> None:
     for name, trial in main_trials(rows).items():
         assert [r["episode"] for r in trial] == [f"episode-{k}" for k in range(len(trial))]
         restarts = 0
-        for prev, cur in zip(trial, trial[1:]):
+        for prev, cur in pairwise(trial):
             before, after = prev["conversations"], cur["conversations"]
             if after[: len(before)] == before:
                 assert len(after) == len(before) + 2, name

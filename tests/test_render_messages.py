@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.style import Style
 
-from tracetui.trace.model import Message
 from tracetui.render import messages as msgs
 from tracetui.render.messages import MAX_LINES, MessageState, message_blocks
+from tracetui.trace.model import Message
 
 GOLDEN = Path(__file__).parent / "fixtures" / "harbor-golden"
 STATES = [MessageState(), MessageState(think_open=True), MessageState(expanded=True), MessageState(True, True)]

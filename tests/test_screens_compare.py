@@ -139,7 +139,7 @@ async def test_head_to_head_counts_filters_and_compare(runs):
         await pilot.pause()
         screen = app.screen
         table = screen.query_one(HeadToHeadTable)
-        a, b = session.dataset_names
+        a, _ = session.dataset_names
         assert f"A = {a}" in text_of(screen.query_one("#h2h-header"))
         # shared tasks, sorted by A's pass rate minus B's, then by name
         assert [row.task for row in table.rows] == ["t1", "t4", "t3", "t7", "t2"]

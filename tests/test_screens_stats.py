@@ -122,7 +122,7 @@ async def test_sort_model_row_pick_and_close(sources):
 async def test_small_and_large_terminals(sources):
     app = make_app(sources)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen, mask, _ = await open_stats(app, pilot, lambda s: np.ones(len(s), dtype=bool))
+        screen, _, _ = await open_stats(app, pilot, lambda s: np.ones(len(s), dtype=bool))
         body = screen.query_one("#stats-body")
         view = screen.query_one(MatrixView)
         assert 4 <= view.size.height < 24 and body.max_scroll_y > 0  # the page scrolls

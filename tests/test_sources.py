@@ -120,9 +120,11 @@ def test_local_layouts(tmp_path):
     # Arrow stream shards, as the datasets cache writes them
     table = pa.Table.from_pylist(rows)
     (tmp_path / "arrow").mkdir()
-    with pa.OSFile(str(tmp_path / "arrow" / "data-00000-of-00001.arrow"), "wb") as sink:
-        with pa.ipc.new_stream(sink, table.schema) as writer:
-            writer.write_table(table)
+    with (
+        pa.OSFile(str(tmp_path / "arrow" / "data-00000-of-00001.arrow"), "wb") as sink,
+        pa.ipc.new_stream(sink, table.schema) as writer,
+    ):
+        writer.write_table(table)
     (tmp_path / "arrow" / "state.json").write_text(json.dumps({"_data_files": [{"filename": "data-00000-of-00001.arrow"}]}))
     (tmp_path / "arrow" / "dataset_info.json").write_text("{}")
     assert len(open_session(prepare([SourceSpec(str(tmp_path / "arrow"))]))) == 2

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 from tracetui.trace.actions import Command, parse_assistant, split_think
 
+from .linear import growth
+
 GOLDEN = Path(__file__).parent / "fixtures" / "harbor-golden"
 
 
@@ -43,7 +45,7 @@ def test_golden_terminus_replies_parse(name):
         assert reply.analysis and reply.plan is not None
         assert all(c.duration == 0.1 for c in reply.commands)
     assert good[-1].task_complete and not good[-1].commands
-    assert any("printf 'Hello, world!\\n' > hello.txt\n" == c.keystrokes for p in good for c in p.commands)
+    assert any(c.keystrokes == "printf 'Hello, world!\\n' > hello.txt\n" for p in good for c in p.commands)
 
 
 def test_summarization_answers_are_prose_not_errors():
@@ -186,6 +188,24 @@ def test_five_megabyte_reply_parses_fast():
     reply = parse_assistant(content)
     assert time.process_time() - start < 0.05
     assert reply.error is None and reply.commands[0].keystrokes == heredoc
+
+
+# (prefix, repeated unit): replies that make the brace scanner and the auto-fixes work hardest
+PATHOLOGICAL = {
+    "unterminated string": ('{"analysis": "', 'a\\"'),
+    "open braces": ("", "{"),
+    "unclosed nested objects": ("{", " {x}"),
+    "quotes and backslashes": ("", '"\\'),
+    "unclosed object": ('{"analysis": {', '"k": 1, '),
+    "objects in prose": ("x ", '{"a": {"b": 1}} {'),
+}
+
+
+@pytest.mark.parametrize("name", PATHOLOGICAL)
+def test_json_scanner_is_linear_on_pathological_input(name):
+    """Four times the reply costs about four times the CPU, never sixteen (no backtracking blow-up)."""
+    prefix, unit = PATHOLOGICAL[name]
+    assert growth(parse_assistant, unit, prefix, size=100_000) < 8
 
 
 @settings(max_examples=300, deadline=None)

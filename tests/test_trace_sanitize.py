@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -11,6 +10,8 @@ from hypothesis import strategies as st
 
 from tracetui.render.ansi import ansi_text
 from tracetui.trace.sanitize import sanitize
+
+from .linear import growth
 
 UNSAFE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060\u2066-\u2069\ufeff]")
 
@@ -91,17 +92,12 @@ def test_sanitize_is_linear_on_pathological_input():
     """Four times the input costs about four times the CPU, never sixteen (no backtracking blow-up).
     Wall-clock limits belong in the benchmark; a ratio of CPU times in one process is stable."""
     for name, unit in PATHOLOGICAL.items():
-        small = unit * (250_000 // len(unit) + 1)
-        large = small * 4
-        ratio = min(_timed(sanitize, large) for _ in range(3)) / max(min(_timed(sanitize, small) for _ in range(3)), 1e-4)
-        assert ratio < 8, (name, ratio)
+        assert (ratio := growth(sanitize, unit)) < 8, (name, ratio)
 
 
-def _timed(fn, arg):
-    """CPU seconds, so other processes on the machine do not make the test flaky."""
-    start = time.process_time()
-    fn(arg)
-    return time.process_time() - start
+@pytest.mark.parametrize("unit", ["progress 10%\rprogress 99%\n", "\r" * 30 + "x", "a line rewritten\r"])
+def test_ansi_text_is_linear_on_carriage_returns(unit):
+    assert growth(lambda s: ansi_text(s).plain, unit, size=50_000) < 8
 
 
 def test_ansi_text_keeps_sgr_colours_and_attributes():

@@ -101,7 +101,7 @@ class _NoPandas(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         if name == "pandas" or name.startswith("pandas."):
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return None
+        return
 
 
 def _keep_pandas_out() -> None:
@@ -144,9 +144,9 @@ def cmd_demo(argv: list[str]) -> int:
 
 def _demo(args) -> int:
     from . import demo
-    from .paths import cache_dir
     from .data.session import prepare
     from .data.sources import SourceSpec
+    from .paths import cache_dir
 
     rows = args.rows or demo.DEFAULT_ROWS
     if rows <= 0:

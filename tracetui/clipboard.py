@@ -12,8 +12,8 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 MAX_PAYLOAD = 100_000
 """Bytes of base64 payload sent at most; beyond it the text goes to a file."""

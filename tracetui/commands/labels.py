@@ -8,8 +8,8 @@ import sys
 
 from ..cli import _guarded, _source_options, source_specs
 from ..data.session import prepare
-from ..trace.sanitize import sanitize
 from ..store.labels import LabelStore
+from ..trace.sanitize import sanitize
 from . import Parser
 
 TABLE_COLUMNS = ("trial_name", "task", "model", "labels", "note", "updated")

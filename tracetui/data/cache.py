@@ -8,7 +8,6 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from ..paths import cache_dir
@@ -35,7 +34,7 @@ def cached_dir(files: tuple[Path, ...]) -> Path | None:
     return folder if (folder / "meta.arrow").is_file() and (folder / "data.arrow").is_file() else None
 
 
-def ensure_converted(files: tuple[Path, ...], progress: "Progress | None" = None) -> Path:
+def ensure_converted(files: tuple[Path, ...], progress: Progress | None = None) -> Path:
     """Return the conversion folder of `files`, converting them first if needed.
 
     The conversion is written to a temporary folder and renamed into place, so an interrupted run

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
 
 import numpy as np
 import orjson
@@ -23,8 +23,8 @@ import pyarrow.parquet as pq
 from ..trace.sanitize import sanitize
 from ..verifier import parse_verifier, verdict_line
 from .convert import BATCH_BYTES
-from .files import arrow_batches, arrow_reader, json_rows
 from .errors import SourceError
+from .files import arrow_batches, arrow_reader, json_rows
 from .session import Progress, Session
 
 LABELS_COLUMN = "tracetui_labels"
@@ -261,7 +261,7 @@ class _Jsonl:
     needs_schema = False
 
     def __init__(self, path: Path, schema: pa.Schema | None) -> None:
-        self._file = open(path, "wb")
+        self._file = open(path, "wb")  # noqa: SIM115 - stays open across pieces; close() closes it
 
     def write(self, piece: Piece, labels: list[list[str]], notes: list[str | None]) -> None:
         rows = piece if isinstance(piece, list) else piece.to_pylist()

@@ -53,7 +53,7 @@ class FilterState:
     selected: dict[str, frozenset[str]] = field(default_factory=dict)
     text: str = ""
 
-    def toggled(self, facet: str, label: str) -> "FilterState":
+    def toggled(self, facet: str, label: str) -> FilterState:
         current = self.selected.get(facet, frozenset())
         chosen = current - {label} if label in current else current | {label}
         selected = {**self.selected, facet: chosen}

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from .dataset import Dataset
 from ..trace.model import Message, SubConversation, TrialHistory
+from .dataset import Dataset
 
 
 def rebuild_history(ds: Dataset, rows: list[int], episodes: list[int], sub_rows: list[tuple[int, str | None]]) -> TrialHistory:

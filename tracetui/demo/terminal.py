@@ -29,7 +29,7 @@ def limit_output(text: str, max_bytes: int = 10000) -> str:
 def ls(task: Task, rng: random.Random, colours: bool = True) -> str:
     """`ls -la` of /app, coloured as on a tty unless `colours` is false (a tool's captured output)."""
     names = [task.main_file.split("/")[0], "data", "tests", "README.md", "run.sh", "output.json", "build", "notes.txt"]
-    entries = ["total %d" % rng.randint(12, 96)]
+    entries = [f"total {rng.randint(12, 96)}"]
     for name in [".", ".."] + names[: rng.randint(3, len(names))]:
         is_dir = "." not in name or name in (".", "..")
         mode = "drwxr-xr-x" if is_dir else ("-rwxr-xr-x" if name.endswith(".sh") else "-rw-r--r--")

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import Iterator
 
 from .catalog import HOSTILE_MARKUP, HOSTILE_TERMINAL
 from .planning import Trial

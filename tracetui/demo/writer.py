@@ -7,8 +7,8 @@ sub-agent rows, which export puts after all main rows, are rebuilt from the tria
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pyarrow as pa
 import pyarrow.parquet as pq

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
-from typing import Iterator
 
 from rich.color import Color
 from rich.style import Style
@@ -13,7 +13,7 @@ from rich.text import Text
 
 from ..trace.sanitize import ESCAPE, TAB_SIZE, clean_chars, cr_visible, sanitize, with_esc_intros
 
-_CR_LINE = re.compile(r"(?m)^[^\n\r]*+\r[^\n]*")
+_CR_LINE = re.compile(r"(?m)^[^\n\r]*\r[^\n]*")
 
 # --- SGR --------------------------------------------------------------------------------------
 

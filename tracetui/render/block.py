@@ -6,8 +6,8 @@ Renderers turn a message into blocks; the view wraps `text` cheaply to know heig
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from rich.text import Text
 

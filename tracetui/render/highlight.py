@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import orjson
 from pygments.lexer import Lexer
@@ -32,7 +32,7 @@ _GUESSABLE = {"bash", "c", "cpp", "diff", "docker", "go", "html", "ini", "java",
 _SHELL = "bash"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _token_style(ttype: _TokenType) -> Style | None:
     """Monokai colours without backgrounds; plain text keeps the block's own style."""
     if ttype in Token.Text or ttype is Token:

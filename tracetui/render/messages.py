@@ -13,18 +13,18 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from rich.text import Text
 
-from tracetui.trace.model import Message
-from tracetui.trace.actions import AssistantReply, Command, ToolCall, parse_assistant
+from tracetui.render.ansi import ansi_text
 from tracetui.render.block import Block
 from tracetui.render.highlight import highlight
-from tracetui.render.ansi import ansi_text
-from tracetui.trace.sanitize import sanitize
+from tracetui.trace.actions import AssistantReply, Command, ToolCall, parse_assistant
 from tracetui.trace.harness import HARNESS_KINDS, Part, classify_user
+from tracetui.trace.model import Message
+from tracetui.trace.sanitize import sanitize
 
 MAX_LINES = 200
 """A block with more lines than this is cut to its head and tail..."""
@@ -230,7 +230,7 @@ def _labelled(label: str, block: Block) -> Block:
     """The block with `Label: ` in front of its first line."""
     prefix = f"{label}: "
     inner = block.styler
-    styler = lambda: Text.assemble((prefix, LABEL_STYLE), inner() if inner else block.text)
+    styler = lambda: Text.assemble((prefix, LABEL_STYLE), inner() if inner else block.text)  # noqa: E731
     return Block(prefix + block.text, style=block.style, styler=styler, indent=block.indent)
 
 
@@ -279,7 +279,7 @@ def _terminal_piece(raw: str, indent: int) -> Block:
         pos = omitted.end()
     segments += _blank_runs(raw[pos:])
     text = "\n".join(sanitize(s) if style is None else s for s, style in segments)
-    styler = lambda: Text("\n").join(ansi_text(s) if style is None else Text(s, style)
+    styler = lambda: Text("\n").join(ansi_text(s) if style is None else Text(s, style)  # noqa: E731
                                      for s, style in segments)
     return Block(text, style=TERMINAL_STYLE, styler=styler, indent=indent, wrap=False)
 

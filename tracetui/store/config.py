@@ -5,11 +5,16 @@ A missing file is the defaults; a broken one is the defaults plus a one-line war
 
 from __future__ import annotations
 
-import tomllib
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..paths import config_dir
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the same parser, before it joined the standard library
+    import tomli as tomllib
 
 DEFAULT_LABELS = ("reward-hack", "bad-task", "env-issue", "tool-misuse", "good-example")
 KEYED_LABELS = 9

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -131,10 +132,11 @@ def split_think(content: str) -> tuple[list[str], str]:
 _JSON_KEY = re.compile(r'"(?:analysis|plan|commands|keystrokes|task_complete)"\s*:')
 _REQUIRED = ("analysis", "plan", "commands")
 # The harness's brace scanner: strings are skipped whole (an unterminated one runs to the end),
-# and a backslash escapes the next character even outside strings.
-# Possessive quantifiers (Python 3.11) keep failed matches on megabyte strings from backtracking.
-_SCAN_TOKEN = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"?|\\.|[{}]', re.DOTALL)
-_MIXED_CONTENT = re.compile(r"\{[^{}]*+(?:\{[^{}]*+\}[^{}]*+)*+\}")
+# and a backslash escapes the next character even outside strings. Each repeated class excludes
+# what must follow it, so a failed match on a megabyte string gives each character back once:
+# linear, as the tests check on pathological input.
+_SCAN_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|\\.|[{}]', re.DOTALL)
+_MIXED_CONTENT = re.compile(r"\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}")
 _FENCE_OPEN = re.compile(r"```[\w-]*\s*$")
 _FENCE_CLOSE = re.compile(r"^\s*```")
 
@@ -145,7 +147,7 @@ class _JsonAttempt:
     end: int = 0
     error: str = ""
     warnings: list[str] = field(default_factory=list)
-    data: dict | None = None
+    data: dict[str, Any] | None = None
     commands: tuple[Command, ...] = ()
     complete: bool = False
 
@@ -278,7 +280,7 @@ def _decode(content: str) -> tuple[Any, str]:
         return None, f"{message} | Content preview: {content[:100]!r}..."
 
 
-def _validate(data: dict, content: str, warnings: list[str]) -> None:
+def _validate(data: dict[str, Any], content: str, warnings: list[str]) -> None:
     for name in ("analysis", "plan"):
         if not isinstance(data[name], str):
             warnings.append(f"Field '{name}' should be a string")
@@ -297,7 +299,7 @@ def _validate(data: dict, content: str, warnings: list[str]) -> None:
         warnings.append("Field 'task_complete' should be a boolean or string")
 
 
-def _read_commands(items: list, warnings: list[str]) -> tuple[tuple[Command, ...], str]:
+def _read_commands(items: list[Any], warnings: list[str]) -> tuple[tuple[Command, ...], str]:
     commands = []
     for number, item in enumerate(items, 1):
         if not isinstance(item, dict):
@@ -324,7 +326,7 @@ def _read_commands(items: list, warnings: list[str]) -> tuple[tuple[Command, ...
     return tuple(commands), ""
 
 
-def _json_fixes(body: str, error: str):
+def _json_fixes(body: str, error: str) -> Iterator[tuple[str, str, int]]:
     """The harness's auto-fixes, in its order: (name, corrected text, offset of that text in body)."""
     if any(s in error for s in ("Invalid JSON", "Expecting", "Unterminated", "No valid JSON found")):
         missing = body.count("{") - body.count("}")
@@ -371,14 +373,14 @@ def _parse_xml(body: str) -> dict[str, Any]:
     elif sections["commands"]:
         for number, (attributes, keystrokes) in enumerate(_KEYSTROKES.findall(content), 1):
             duration = _DURATION.search(attributes)
-            try:
-                seconds = float(duration.group(1)) if duration else None
-            except ValueError:
-                warnings.append(f"Command {number}: Invalid duration value "
-                                f"'{duration.group(1)}', using default 1.0")
-                seconds = None
+            seconds = None
             if duration is None:
                 warnings.append(f"Command {number}: Missing duration attribute, using default 1.0")
+            else:
+                try:
+                    seconds = float(duration.group(1))
+                except ValueError:
+                    warnings.append(f"Command {number}: Invalid duration value '{duration.group(1)}', using default 1.0")
             commands.append(Command(keystrokes, seconds))
     return {
         "format": "xml",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from .records import Failure, RunnerResult, TestCase, counts_from_tests, num
 from .runners import parse_runners, parse_unittest
@@ -98,16 +99,16 @@ def find_noise(lines: list[str]) -> tuple[tuple[int, int], ...]:
 
 
 _SCORE_KEYS = ("score", "reward", "total_score", "final_score", "overall_score", "grade")
-_SCORE_KEY = re.compile(r'"(?:%s)"\s*:' % "|".join(_SCORE_KEYS))
+_SCORE_KEY = re.compile(rf'"(?:{"|".join(_SCORE_KEYS)})"\s*:')
 _MAX_JSON_TRIES = 200
 _MAX_JSON_LINES = 1000
 
 
-def _is_number(value) -> bool:
+def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def find_score(lines: list[str], text: str) -> dict | None:
+def find_score(lines: list[str], text: str) -> dict[str, Any] | None:
     """The last JSON object with a numeric score key: one line, or pretty-printed with its
     closing brace at the opening brace's indentation. Tries are capped so junk stays cheap."""
     if not _SCORE_KEY.search(text):
@@ -138,7 +139,7 @@ def find_score(lines: list[str], text: str) -> dict | None:
     return found
 
 
-def _last_line(text: str, needle: str, pattern: re.Pattern) -> re.Match | None:
+def _last_line(text: str, needle: str, pattern: re.Pattern[str]) -> re.Match[str] | None:
     """The last line containing ``needle`` that ``pattern`` matches, found from the end."""
     pos = len(text)
     while (pos := text.rfind(needle, 0, pos)) >= 0:
@@ -194,7 +195,7 @@ class VerifierReport:
     summary: str | None
     noise: tuple[tuple[int, int], ...]
     exit_code: int | None
-    score: dict | None
+    score: dict[str, Any] | None
     verdict: str | None
 
     @property
@@ -227,9 +228,8 @@ def parse_verifier(text: object) -> VerifierReport:
     viewer down)."""
     try:
         return _parse(text)
-    except Exception:  # noqa: BLE001 - the fuzz tests call _parse directly, so bugs still show
-        return VerifierReport("unknown", None, None, None, None, None, (), (), None, (), None, None,
-                              None)
+    except Exception:  # the fuzz tests call _parse directly, so bugs still show
+        return VerifierReport("unknown", None, None, None, None, None, (), (), None, (), None, None, None)
 
 
 def _as_text(value: object) -> str:

@@ -134,7 +134,7 @@ def scan(lines: list[str], parsers: Sequence[LineParser[Any]]) -> None:
             steps = _steps(by_first, parsers, c)
         done = -1  # the parser whose rule took the line
         for k, has, when, pattern, check, on, also in steps:
-            if k == done or has and has not in line:
+            if k == done or (has and has not in line):
                 continue
             parser = parsers[k]
             if when is not None and not when(parser):
@@ -143,7 +143,7 @@ def scan(lines: list[str], parsers: Sequence[LineParser[Any]]) -> None:
                 on(parser, i, line)
             else:
                 m = pattern.match(line)
-                if m is None or check is not None and not check(m):
+                if m is None or (check is not None and not check(m)):
                     continue
                 on(parser, i, m)
             if not also:

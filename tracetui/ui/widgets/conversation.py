@@ -13,9 +13,9 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.message import Message as TextualMessage
 
-from ...trace.model import Message, TrialHistory
 from ...render.block import Block
 from ...render.messages import MessageState, message_blocks
+from ...trace.model import Message, TrialHistory
 from .. import keymap
 from .block_view import BlockView
 
