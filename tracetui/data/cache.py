@@ -21,7 +21,7 @@ CACHE_VERSION = 1
 
 def cache_key(files: tuple[Path, ...]) -> str:
     """Changes whenever a file is replaced (path, size or mtime) or the cache format changes."""
-    identity = [CACHE_VERSION]
+    identity: list[object] = [CACHE_VERSION]
     for file in files:
         stat = file.stat()
         identity.append([str(file), stat.st_size, stat.st_mtime_ns])

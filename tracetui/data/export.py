@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeAlias
 
 import numpy as np
 import orjson
@@ -33,7 +34,7 @@ FORMATS = (".jsonl", ".parquet", ".csv")
 _BACKTICKS = re.compile("`+")
 _ADDED = pa.schema([(LABELS_COLUMN, pa.list_(pa.string())), (NOTE_COLUMN, pa.string())])
 
-Piece = pa.RecordBatch | list[dict]
+Piece: TypeAlias = "pa.RecordBatch | list[dict[str, Any]]"
 """Some original rows: an Arrow batch (parquet, Arrow) or the decoded objects (JSON, kept as they are)."""
 
 
@@ -320,7 +321,7 @@ def _csv_ready(kind: pa.DataType) -> bool:
     )
 
 
-_WRITERS = {".jsonl": _Jsonl, ".parquet": _Parquet, ".csv": _Csv}
+_WRITERS: dict[str, type[_Jsonl | _Parquet | _Csv]] = {".jsonl": _Jsonl, ".parquet": _Parquet, ".csv": _Csv}
 
 
 # --- one trial as Markdown ----------------------------------------------------------------------

@@ -33,6 +33,7 @@ class Facet:
         chosen = np.asarray(selected, dtype=np.int64)
         if self.codes is not None:
             return np.isin(self.codes, chosen)
+        assert self.pairs is not None  # a facet has codes or pairs
         trials, codes = self.pairs
         out = np.zeros(count, dtype=bool)
         out[trials[np.isin(codes, chosen)]] = True
@@ -42,6 +43,7 @@ class Facet:
         if self.codes is not None:
             codes = self.codes[visible]
             return np.bincount(codes[codes >= 0], minlength=len(self.labels))
+        assert self.pairs is not None  # a facet has codes or pairs
         trials, codes = self.pairs
         return np.bincount(codes[visible[trials]], minlength=len(self.labels))
 

@@ -162,6 +162,7 @@ class _Job:
         if self.offsets is None:
             rows, new = self.start + hits, None
         else:
+            assert self.first_new is not None  # set with offsets
             local = np.searchsorted(self.offsets, hits, side="right") - 1
             rows = self.start + local
             new = (hits - self.offsets[local]) >= self.first_new[rows]

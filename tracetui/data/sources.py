@@ -139,7 +139,7 @@ def select_split(files: list[str], split: str, config: str | None, card: Path | 
         return data
     chosen = [f for f in named if _split_of(f) == split]
     if not chosen:
-        splits = sorted({_split_of(f) for f in named})
+        splits = sorted({s for f in named if (s := _split_of(f)) is not None})
         raise SourceError(f"no split {split!r} (splits: {', '.join(splits)})")
     return chosen
 
