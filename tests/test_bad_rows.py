@@ -75,13 +75,37 @@ def test_every_bad_row_opens_and_renders(bad_dataset):
     assert len(session.history(five).messages) == 5000
 
 
+# The last line the conversation pane shows at the end of each trial ("": the trial has no messages).
+LAST_LINE = {
+    "": "",  # the row that is null in every column
+    "empty-conversation": "",
+    "roles": "no role",
+    "ten-mb-message": "long line of output",  # the tail of the cut message
+    "one-mb-line": "{}",  # after the folded one-megabyte thinking
+    "replacement-chars": "bad bytes: \ufffd\ufffd \ufffd\ufffd\ufffd",
+    "deep-json": "'...",  # the end of the parser's preview of the reply it could not decode
+    "huge-verifier": "x",
+    "five-thousand": "message 4999",
+}
+
+
 async def test_the_app_shows_every_bad_row(bad_dataset):
     app = make_app(prepare([SourceSpec(str(bad_dataset))]))
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await wait_loaded(app, pilot)
+        await pilot.press("g")  # the first trial of the list
+        seen = set()
         for _ in range(len(app.session)):
-            await pilot.press("L")
+            screen.conversation.focus()
             await pilot.press("G")  # the end of the conversation
             await pilot.pause()
-            assert isinstance(visible_lines(screen.conversation), list)
+            task = app.session.info(screen.trial).task or ""
+            shown = [line.strip(" ▌") for line in visible_lines(screen.conversation)]
+            last = next((line for line in reversed(shown) if line), "")
+            assert last.endswith(LAST_LINE[task]) and (LAST_LINE[task] or not last), (task, shown)
+            if task == "deep-json":
+                assert "Invalid JSON" in " ".join(shown)
+            seen.add(task)
+            await pilot.press("L")  # the next trial, from the conversation
+        assert seen == set(LAST_LINE)
         assert app.is_running
