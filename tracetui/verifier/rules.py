@@ -4,12 +4,14 @@ A :class:`Rule` says which lines it is about, cheapest test first (the line's fi
 substring, the parser's state, then a regex matched at the start of the line), and which event of
 the parser such a line fires. A :class:`Rules` table is the ordered rules that apply in one part of
 a log (inside a failure section, say); a parser's events switch its table as the log moves on,
-like the states of a Pygments lexer. :meth:`LineParser.parse` walks the lines once and fires, for
-each, the first rule of the current table that takes it; a rule with ``also=True`` lets the rules
-after it see the line too. A runner's parser is then its tables, its events, and a finish step.
+like the states of a Pygments lexer. :func:`scan` walks the lines once for any number of parsers
+and fires, for each line and parser, the first rule of the parser's current table that takes the
+line; a rule with ``also=True`` lets the rules after it see the line too. A runner's parser is then
+its tables, its events, and a finish step.
 
-The rules of a table that can apply to a first character are worked out once per character, so a
-line pays only for the few rules that could be about it, and a 20 MB log stays fast.
+Which rules can apply to a line starting with a given character is worked out once per character
+and combination of tables, so a line pays only for the few rules that could be about it, and
+reading every runner's parser in one pass over a 20 MB log stays fast.
 """
 
 from __future__ import annotations
