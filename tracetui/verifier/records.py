@@ -60,9 +60,16 @@ class RunnerResult:
             self.counts[key] += value
 
 
-_KEYS = {"passed": "passed", "xpassed": "passed", "failed": "failed", "error": "errors",
-         "errors": "errors", "skipped": "skipped", "xfailed": "skipped",
-         "todo": "skipped"}
+_KEYS = {
+    "passed": "passed",
+    "xpassed": "passed",
+    "failed": "failed",
+    "error": "errors",
+    "errors": "errors",
+    "skipped": "skipped",
+    "xfailed": "skipped",
+    "todo": "skipped",
+}
 
 
 def num(digits: str) -> int:
@@ -123,7 +130,7 @@ def make_failure(
 def join_details(head: str, lines: list[str], start: int, end: int, prefixes: tuple[str, ...]) -> str:
     """``head`` plus the Expected/Received-style lines that follow it, on one line."""
     parts = [head.strip()]
-    for line in lines[start:min(end, start + 8)]:
+    for line in lines[start : min(end, start + 8)]:
         s = line.strip()
         if s.startswith(prefixes):
             parts.append(s)

@@ -110,7 +110,9 @@ _DISPATCH: dict[tuple[Rules, ...], _Dispatch] = {}
 
 def _steps(by_first: _Dispatch, parsers: Sequence[LineParser[Any]], c: str) -> tuple[_Step, ...]:
     steps = tuple(
-        (k, r.has, r.when, r.pattern, r.check, r.on, r.also) for k, p in enumerate(parsers) for r in p.rules.for_first(c)
+        (k, r.has, r.when, r.pattern, r.check, r.on, r.also)
+        for k, p in enumerate(parsers)
+        for r in p.rules.for_first(c)
     )
     if len(by_first) < _CACHED_FIRSTS:
         by_first[c] = steps

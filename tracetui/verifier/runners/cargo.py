@@ -94,4 +94,3 @@ class Cargo(LineParser[RunnerResult | None]):
         if r.counts is not None:
             r.counts["errors"] += sum(t.status == "error" for t in r.tests)
         return r if r.found() else None
-

@@ -155,4 +155,3 @@ class Ctest(LineParser[RunnerResult | None]):
         r.failures.sort(key=lambda f: f.line)
         r.tests.sort(key=lambda t: t.line)
         return r if r.found() else None
-

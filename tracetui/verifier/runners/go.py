@@ -131,4 +131,3 @@ class Go(LineParser[RunnerResult | None]):
         r.tests.sort(key=lambda t: t.line)
         r.failures.sort(key=lambda f: f.line)
         return r if r.found() else None
-

@@ -98,4 +98,3 @@ class Gradle(LineParser[RunnerResult | None]):
         if r.counts is not None:
             r.counts["errors"] += len(self.tasks)
         return r if r.found() else None
-

@@ -104,4 +104,3 @@ class Jest(LineParser[RunnerResult | None]):
         if self.suite_errors and r.counts is not None:
             r.counts["errors"] += self.suite_errors
         return r if r.found() else None
-

@@ -23,7 +23,14 @@ _PROGRESS_FILE = re.compile(r"^\S+\.py ([.FEsxX]+)(?: +\[ *\d+%\])?$")  # "tests
 _PROGRESS_DOTS = re.compile(r"^([.FEsxX]+) +\[ *\d+%\]$")
 _E_LINE = re.compile(r"E \s*\S")  # "E   AssertionError: ...", pytest's marker of the failing assertion
 _EXCEPTION = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?\w*(?:Error|Exception|Failed|Exit|Interrupt)\b")
-_STATUS = {"PASSED": "passed", "FAILED": "failed", "ERROR": "error", "SKIPPED": "skipped", "XFAIL": "xfailed", "XPASS": "xpassed"}
+_STATUS = {
+    "PASSED": "passed",
+    "FAILED": "failed",
+    "ERROR": "error",
+    "SKIPPED": "skipped",
+    "XFAIL": "xfailed",
+    "XPASS": "xpassed",
+}
 _PROGRESS_KEY = {".": "passed", "F": "failed", "E": "errors", "s": "skipped", "x": "skipped", "X": "passed"}
 _HEADER_PREFIXES = ("ERROR at setup of ", "ERROR at teardown of ", "ERROR collecting ")
 
@@ -150,7 +157,9 @@ class Pytest(LineParser[RunnerResult | None]):
         for s in self.sections:
             chosen = s.e_line or s.bare
             assertion = chosen[1] if chosen else self.messages.get(s.name, (0, None))[1]
-            r.failures.append(make_failure(self.lines, s.name, s.start, s.end, assertion, chosen[0] if chosen else None))
+            r.failures.append(
+                make_failure(self.lines, s.name, s.start, s.end, assertion, chosen[0] if chosen else None)
+            )
             if s.name not in named:  # a log cut inside FAILURES still names its failed tests
                 named.add(s.name)
                 r.tests.append(TestCase(s.name, s.name, s.status, s.start))
@@ -169,4 +178,3 @@ class Pytest(LineParser[RunnerResult | None]):
         if r.counts is None and any(self.progress.values()):
             r.counts = self.progress
         return r if r.found() or r.counts else None
-

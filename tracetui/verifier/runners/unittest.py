@@ -14,7 +14,13 @@ _HEAD = re.compile(r"^(FAIL|ERROR): (\w+) \(([\w.]+)\)")
 _RAN = re.compile(r"^Ran (\d+) tests? in [\d.]+s$")
 _RESULT = re.compile(r"^(OK|FAILED)(?: \((.*)\))?$")
 _COUNT = re.compile(r"(failures|errors|skipped|expected failures|unexpected successes)=(\d+)")
-_STATUS = {"ok": "passed", "FAIL": "failed", "ERROR": "error", "expected failure": "xfailed", "unexpected success": "xpassed"}
+_STATUS = {
+    "ok": "passed",
+    "FAIL": "failed",
+    "ERROR": "error",
+    "expected failure": "xfailed",
+    "unexpected success": "xpassed",
+}
 _SECTION_RULES = ("-" * 20, "=" * 20)
 
 
@@ -59,7 +65,9 @@ class Unittest(LineParser[RunnerResult | None]):
         lines = self.lines
         end = next((j for j in range(start + 3, nxt) if lines[j].startswith(_SECTION_RULES)), nxt)
         last = next(((j, lines[j].strip()) for j in range(end - 1, start + 2, -1) if lines[j].strip()), None)
-        self.r.failures.append(make_failure(lines, name, start, end, last[1] if last else None, last[0] if last else None))
+        self.r.failures.append(
+            make_failure(lines, name, start, end, last[1] if last else None, last[0] if last else None)
+        )
         if name not in named:
             named.add(name)
             self.r.tests.append(TestCase(name, name, status, start))
@@ -74,4 +82,3 @@ class Unittest(LineParser[RunnerResult | None]):
         if r.counts is None and self.ran is not None:
             r.add_counts(passed=self.ran)
         return r if r.found() else None
-
