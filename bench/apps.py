@@ -9,8 +9,8 @@ naive app in the terminal (the pty probe runs tracetui as `python -m tracetui DA
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 FLOOR_TEXT = "floor: one widget painted"
 NAIVE_PREFIX = "naive: "

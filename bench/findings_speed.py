@@ -47,9 +47,16 @@ def main() -> None:
     first_search = literal_search()[0]
     first_build, _, found = build()
     runs = [(literal_search(), build()) for _ in range(args.repeat)]
-    report(trials=len(session), findings=found, first_search=first_search, first_build=first_build,
-           search=[s[0] for s, _ in runs], search_cpu=[s[1] for s, _ in runs],
-           build=[b[0] for _, b in runs], build_cpu=[b[1] for _, b in runs])
+    report(
+        trials=len(session),
+        findings=found,
+        first_search=first_search,
+        first_build=first_build,
+        search=[s[0] for s, _ in runs],
+        search_cpu=[s[1] for s, _ in runs],
+        build=[b[0] for _, b in runs],
+        build_cpu=[b[1] for _, b in runs],
+    )
 
 
 if __name__ == "__main__":

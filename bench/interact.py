@@ -64,7 +64,9 @@ async def toggles(screen, watcher, count: int) -> list[float]:
         before = screen.state
         began = time.perf_counter()
         facets.action_toggle()
-        painted = await watcher.next_paint(TrialList, after=began, when=lambda: screen.state is not before)
+        painted = await watcher.next_paint(
+            TrialList, after=began, when=lambda before=before: screen.state is not before
+        )
         times.append(_ms(began, painted))
     return times
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import measure, pagecache, report  # noqa: E402
+from bench import measure, pagecache, report
 
 OUT = measure.ROOT / "bench" / "out"
 
@@ -29,10 +29,32 @@ OUT = measure.ROOT / "bench" / "out"
 def repeats(quick: bool) -> dict[str, int]:
     """How many runs of each measurement (quick: a fast check, not a figure to quote)."""
     if quick:
-        return dict(warm=3, cold=1, naive=1, naive_big=0, open=2, open_big=1, toggles=10, switches=10, largest=3,
-                    search=3, cold_search=1)
-    return dict(warm=7, cold=3, naive=3, naive_big=1, open=3, open_big=2, toggles=30, switches=30, largest=10,
-                search=5, cold_search=2)
+        return dict(
+            warm=3,
+            cold=1,
+            naive=1,
+            naive_big=0,
+            open=2,
+            open_big=1,
+            toggles=10,
+            switches=10,
+            largest=3,
+            search=3,
+            cold_search=1,
+        )
+    return dict(
+        warm=7,
+        cold=3,
+        naive=3,
+        naive_big=1,
+        open=3,
+        open_big=2,
+        toggles=30,
+        switches=30,
+        largest=10,
+        search=5,
+        cold_search=2,
+    )
 
 
 def log(message: str) -> None:
@@ -68,11 +90,16 @@ def first_screens(data: measure.Data, n: dict) -> dict:
         out[key] = results
         log(f"  first screen {key}: done")
     pty = measure.first_screen_pty
-    out["pty_cold"] = {kind: [attempt(f"first screen cold {kind}", pty, data, kind, cold="all")
-                              for _ in range(n["cold"] if kind != "naive" else min(naive, 1))]
-                       for kind in ("tracetui", "floor", "naive")}
-    out["pty_cold_data"] = {"tracetui": [attempt("first screen cold data", pty, data, "tracetui", cold="data")
-                                         for _ in range(n["cold"])]}
+    out["pty_cold"] = {
+        kind: [
+            attempt(f"first screen cold {kind}", pty, data, kind, cold="all")
+            for _ in range(n["cold"] if kind != "naive" else min(naive, 1))
+        ]
+        for kind in ("tracetui", "floor", "naive")
+    }
+    out["pty_cold_data"] = {
+        "tracetui": [attempt("first screen cold data", pty, data, "tracetui", cold="data") for _ in range(n["cold"])]
+    }
     log("  first screen cold: done")
     return out
 
@@ -107,8 +134,10 @@ def main() -> None:
     began = time.monotonic()
     results = {"machine": report.machine(), "repeats": n, "sizes": {}}
     results["machine"]["cold page cache"] = (
-        "sync; echo 3 > /proc/sys/vm/drop_caches" if pagecache.drop_all()
-        else "not allowed to drop_caches here: posix_fadvise(DONTNEED) on the cache files only")
+        "sync; echo 3 > /proc/sys/vm/drop_caches"
+        if pagecache.drop_all()
+        else "not allowed to drop_caches here: posix_fadvise(DONTNEED) on the cache files only"
+    )
     for rows in sizes:
         log(f"preparing {rows:,} rows")
         data = measure.prepare_data(OUT, rows, args.reuse)

@@ -20,13 +20,21 @@ from .ui_helpers import make_app, visible_lines, wait_loaded
 MESSAGE = pa.struct([("role", pa.string()), ("content", pa.string())])
 SCHEMA = pa.schema(
     [("conversations", pa.list_(MESSAGE))]
-    + [(c, pa.string()) for c in ("agent", "model", "task", "episode", "run_id", "trial_name", "result", "verifier_output")]
+    + [
+        (c, pa.string())
+        for c in ("agent", "model", "task", "episode", "run_id", "trial_name", "result", "verifier_output")
+    ]
 )
 
 
 def row(task: str, messages: list[tuple[str, str]] | None, **extra) -> dict:
-    base = {c: None for c in SCHEMA.names}
-    base.update(task=task, trial_name=f"{task}__1", episode="episode-0", conversations=None if messages is None else [{"role": r, "content": c} for r, c in messages])
+    base = dict.fromkeys(SCHEMA.names)
+    base.update(
+        task=task,
+        trial_name=f"{task}__1",
+        episode="episode-0",
+        conversations=None if messages is None else [{"role": r, "content": c} for r, c in messages],
+    )
     base.update(extra)
     return base
 
@@ -38,14 +46,30 @@ def nested(depth: int) -> str:
 def bad_rows() -> list[dict]:
     big_line = "y" * 1_000_000
     return [
-        {c: None for c in SCHEMA.names},  # null in every column
+        dict.fromkeys(SCHEMA.names),  # null in every column
         row("empty-conversation", []),
         row("roles", [("system", "sys"), ("tool", "tool out"), ("critic", "unknown role"), ("", "no role")]),
         row("ten-mb-message", [("user", "start"), ("assistant", ("long line of output\n" * 524_288))]),
         row("one-mb-line", [("user", big_line), ("assistant", "<think>" + big_line + "</think>{}")]),
-        row("replacement-chars", [("user", "bad bytes: \ufffd\ufffd \udcff".encode("utf-8", "surrogatepass").decode("utf-8", "replace"))]),
-        row("deep-json", [("assistant", json.dumps({"analysis": "a", "plan": "p", "commands": [{"keystrokes": nested(5000), "duration": 1}]})), ("assistant", '{"analysis": ' + nested(100_000) + "}")]),
-        row("huge-verifier", [("user", "x")], verifier_output="PASSED t::a\n" * 400_000 + "=== 400000 passed in 1s ==="),
+        row(
+            "replacement-chars",
+            [("user", "bad bytes: \ufffd\ufffd \udcff".encode("utf-8", "surrogatepass").decode("utf-8", "replace"))],
+        ),
+        row(
+            "deep-json",
+            [
+                (
+                    "assistant",
+                    json.dumps(
+                        {"analysis": "a", "plan": "p", "commands": [{"keystrokes": nested(5000), "duration": 1}]}
+                    ),
+                ),
+                ("assistant", '{"analysis": ' + nested(100_000) + "}"),
+            ],
+        ),
+        row(
+            "huge-verifier", [("user", "x")], verifier_output="PASSED t::a\n" * 400_000 + "=== 400000 passed in 1s ==="
+        ),
         row("five-thousand", [("user" if i % 2 == 0 else "assistant", f"message {i}") for i in range(5000)]),
     ]
 
@@ -76,13 +100,37 @@ def test_every_bad_row_opens_and_renders(bad_dataset):
     assert len(session.history(five).messages) == 5000
 
 
+# The last line the conversation pane shows at the end of each trial ("": the trial has no messages).
+LAST_LINE = {
+    "": "",  # the row that is null in every column
+    "empty-conversation": "",
+    "roles": "no role",
+    "ten-mb-message": "long line of output",  # the tail of the cut message
+    "one-mb-line": "{}",  # after the folded one-megabyte thinking
+    "replacement-chars": "bad bytes: \ufffd\ufffd \ufffd\ufffd\ufffd",
+    "deep-json": "'...",  # the end of the parser's preview of the reply it could not decode
+    "huge-verifier": "x",
+    "five-thousand": "message 4999",
+}
+
+
 async def test_the_app_shows_every_bad_row(bad_dataset):
     app = make_app(prepare([SourceSpec(str(bad_dataset))]))
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await wait_loaded(app, pilot)
+        await pilot.press("g")  # the first trial of the list
+        seen = set()
         for _ in range(len(app.session)):
-            await pilot.press("L")
+            screen.conversation.focus()
             await pilot.press("G")  # the end of the conversation
             await pilot.pause()
-            assert isinstance(visible_lines(screen.conversation), list)
+            task = app.session.info(screen.trial).task or ""
+            shown = [line.strip(" ▌") for line in visible_lines(screen.conversation)]
+            last = next((line for line in reversed(shown) if line), "")
+            assert last.endswith(LAST_LINE[task]) and (LAST_LINE[task] or not last), (task, shown)
+            if task == "deep-json":
+                assert "Invalid JSON" in " ".join(shown)
+            seen.add(task)
+            await pilot.press("L")  # the next trial, from the conversation
+        assert seen == set(LAST_LINE)
         assert app.is_running

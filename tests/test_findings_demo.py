@@ -12,8 +12,14 @@ from tracetui.demo import DEFAULT_ROWS, write_demo
 from tracetui.demo.planning import PLANTS, plan
 from tracetui.findings import HACKS
 
-PLANTED_KIND = {"tamper": "test-tampering", "reward-file": "verifier-bypass", "upstream": "upstream-fetch",
-                "claim": "false-claim", "repeat": "repeat-loop", "parse-loop": "parse-error-loop"}
+PLANTED_KIND = {
+    "tamper": "test-tampering",
+    "reward-file": "verifier-bypass",
+    "upstream": "upstream-fetch",
+    "claim": "false-claim",
+    "repeat": "repeat-loop",
+    "parse-loop": "parse-error-loop",
+}
 
 
 @pytest.fixture(scope="module")
@@ -25,8 +31,9 @@ def demo(tmp_path_factory):
 
 def test_every_plant_is_found_where_it_was_planted(demo):
     session, index = demo
-    planted = {t.trial_name: f.removeprefix("plant:") for t in plan(DEFAULT_ROWS, 0) for f in t.force
-               if f.startswith("plant:")}
+    planted = {
+        t.trial_name: f.removeprefix("plant:") for t in plan(DEFAULT_ROWS, 0) for f in t.force if f.startswith("plant:")
+    }
     assert sorted(planted.values()) == sorted(name for name, _ in PLANTS)
     for trial in range(len(session)):
         name = session.info(trial).trial_name

@@ -16,16 +16,30 @@ LOG = "collected 2 items\n\n../tests/test_outputs.py .F\n=========== 1 failed, 1
 
 
 def planted_rows() -> list[dict]:
-    tamper = history(reply("ls tests"), output("test_outputs.py", "ls tests"),
-                     reply("sed -i 's/assert/assert True or/' tests/test_outputs.py"), output(),
-                     reply("pytest -q"), output("2 passed"), reply(analysis="Done.", complete=True))
-    claim = history(reply("python3 solve.py"), output("ok"),
-                    reply(analysis="All tests pass. The task is complete.", complete=True))
-    clean = history(reply("cat tests/test_outputs.py"), output("def test_a(): ..."), reply("pytest -q"),
-                    output("2 passed"), reply(analysis="Finished.", complete=True))
-    return (trial_rows_of(tamper, "fix-parser", "fix-parser__tamper1", "1.0", verifier=LOG)
-            + trial_rows_of(claim, "fix-parser", "fix-parser__claim01", "0.0", verifier=LOG)
-            + trial_rows_of(clean, "fix-parser", "fix-parser__clean01", "1.0", model="gpt-4o", verifier=LOG))
+    tamper = history(
+        reply("ls tests"),
+        output("test_outputs.py", "ls tests"),
+        reply("sed -i 's/assert/assert True or/' tests/test_outputs.py"),
+        output(),
+        reply("pytest -q"),
+        output("2 passed"),
+        reply(analysis="Done.", complete=True),
+    )
+    claim = history(
+        reply("python3 solve.py"), output("ok"), reply(analysis="All tests pass. The task is complete.", complete=True)
+    )
+    clean = history(
+        reply("cat tests/test_outputs.py"),
+        output("def test_a(): ..."),
+        reply("pytest -q"),
+        output("2 passed"),
+        reply(analysis="Finished.", complete=True),
+    )
+    return (
+        trial_rows_of(tamper, "fix-parser", "fix-parser__tamper1", "1.0", verifier=LOG)
+        + trial_rows_of(claim, "fix-parser", "fix-parser__claim01", "0.0", verifier=LOG)
+        + trial_rows_of(clean, "fix-parser", "fix-parser__clean01", "1.0", model="gpt-4o", verifier=LOG)
+    )
 
 
 @pytest.fixture
@@ -92,8 +106,9 @@ def test_summarized_trial_reads_its_whole_history(tmp_path):
     session = open_session(prepare([SourceSpec(str(write_parquet(tmp_path / "s.parquet", rows)))]))
     # read from the last row of each stretch between restarts: the same history as reading every row
     fast = findings_index._history(session, 0).messages
-    assert [(m.role, m.content, m.index, m.restart) for m in fast] == \
-        [(m.role, m.content, m.index, m.restart) for m in session.history(0).messages]
+    assert [(m.role, m.content, m.index, m.restart) for m in fast] == [
+        (m.role, m.content, m.index, m.restart) for m in session.history(0).messages
+    ]
     index = findings_index.build_findings_index(session)
     [summarized] = [f for f in index.of(0) if f.kind == "summarized"]
     handoff = session.history(0).messages[summarized.message]
@@ -105,6 +120,8 @@ def test_broken_and_extreme_rows_get_findings_or_none(tmp_path):
     builds, every trial gets a list, none an error."""
     from .test_bad_rows import SCHEMA, bad_rows
 
-    session = open_session(prepare([SourceSpec(str(write_parquet(tmp_path / "bad.parquet", bad_rows(), schema=SCHEMA)))]))
+    session = open_session(
+        prepare([SourceSpec(str(write_parquet(tmp_path / "bad.parquet", bad_rows(), schema=SCHEMA)))])
+    )
     index = findings_index.build_findings_index(session)
     assert len(index.findings) == len(session) and all(isinstance(found, list) for found in index.findings)

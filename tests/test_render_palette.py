@@ -32,16 +32,16 @@ def golden_histories() -> list[list[Message]]:
     histories = []
     for path in sorted(GOLDEN.glob("*.traces.json")):
         row = json.loads(path.read_text())[-1]
-        histories.append([Message(m["role"], m["content"], episode=0, index=k)
-                          for k, m in enumerate(row["conversations"])])
+        histories.append(
+            [Message(m["role"], m["content"], episode=0, index=k) for k, m in enumerate(row["conversations"])]
+        )
     return histories
 
 
 def role_at(palette: Palette, styled, offset: int) -> list[str]:
     """The roles whose style covers a character of a styled block."""
     by_style = {style: role for role, style in palette.roles.items()}
-    return [by_style[span.style] for span in styled.spans
-            if span.start <= offset < span.end and span.style in by_style]
+    return [by_style[span.style] for span in styled.spans if span.start <= offset < span.end and span.style in by_style]
 
 
 def test_every_kind_of_badge_and_harness_message_has_a_role():
@@ -53,13 +53,18 @@ def test_the_palette_decides_every_colour_of_a_message():
     palette = numbered_palette()
     ours = {style.color for style in palette.roles.values()} | {KEYWORD.color}
     for history in golden_histories():
-        for i, message in enumerate(history):
+        for i, _message in enumerate(history):
             for state in (MessageState(), MessageState(think_open=True, expanded=True)):
                 for block in message_blocks(history, i, state):
                     styled = block.styled(palette)
                     assert styled.plain == block.text
-                    colours = {span.style.color for span in styled.spans if isinstance(span.style, Style)
-                               and span.style.color is not None and span.style.color.triplet is not None}
+                    colours = {
+                        span.style.color
+                        for span in styled.spans
+                        if isinstance(span.style, Style)
+                        and span.style.color is not None
+                        and span.style.color.triplet is not None
+                    }
                     assert colours <= ours, block.text[:80]  # no colour of its own, and no monokai
     history = golden_histories()[0]
     first_reply = next(i for i, m in enumerate(history) if m.role == "assistant")
@@ -81,7 +86,7 @@ def test_verifier_blocks_take_their_roles_from_the_palette():
 
 def test_code_takes_its_token_colours_from_the_palette():
     text = highlight("def f(x):\n    return x\n", "python", numbered_palette())
-    assert [span.style for span in text.spans if text.plain[span.start:span.end] == "def"] == [KEYWORD]
+    assert [span.style for span in text.spans if text.plain[span.start : span.end] == "def"] == [KEYWORD]
     assert highlight("def f(x):\n", "python", DEFAULT_PALETTE).spans[0].style.color.triplet.hex == "#66d9ef"
 
 

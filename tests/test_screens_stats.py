@@ -80,8 +80,11 @@ async def test_enter_on_a_matrix_cell_returns_its_filter(sources):
         assert view.has_focus
         await pilot.press(*["j"] * int(task), *["l"] * int(model))
         assert view.current_cell() == (
-            grid.rows[model], grid.columns[task], int(grid.trials[model, task]),
-            int(grid.passed[model, task]), int(grid.graded[model, task]),
+            grid.rows[model],
+            grid.columns[task],
+            int(grid.trials[model, task]),
+            int(grid.passed[model, task]),
+            int(grid.graded[model, task]),
         )
         rate = percent(grid.pass_rate[model, task])
         assert rate in visible_lines(view)[task] and rate in text_of(screen.query_one("#matrix-cell"))
@@ -122,7 +125,7 @@ async def test_sort_model_row_pick_and_close(sources):
 async def test_small_and_large_terminals(sources):
     app = make_app(sources)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen, mask, _ = await open_stats(app, pilot, lambda s: np.ones(len(s), dtype=bool))
+        screen, _, _ = await open_stats(app, pilot, lambda s: np.ones(len(s), dtype=bool))
         body = screen.query_one("#stats-body")
         view = screen.query_one(MatrixView)
         assert 4 <= view.size.height < 24 and body.max_scroll_y > 0  # the page scrolls

@@ -22,6 +22,7 @@ from tracetui.store.facets import NOTED, label_facet
 from tracetui.store.labels import (
     LabelStore,
     TrialKey,
+    _error_code,
     dataset_ids,
     decode_view,
     encode_view,
@@ -199,7 +200,11 @@ def test_concurrent_writers_lose_nothing(tmp_path):
     records = store.all_for_dataset("ds")
     assert len(records) == 81
     assert store.labels(TrialKey("ds", "rev", "common", True)) == {"left", "right"}
-    assert all(store.labels(TrialKey("ds", "rev", f"{n}-{i}", True)) == {"shared"} for n in ("left", "right") for i in range(40))
+    assert all(
+        store.labels(TrialKey("ds", "rev", f"{n}-{i}", True)) == {"shared"}
+        for n in ("left", "right")
+        for i in range(40)
+    )
 
 
 def test_kill_9_right_after_saved_loses_nothing(tmp_path):
@@ -215,7 +220,7 @@ def test_kill_9_right_after_saved_loses_nothing(tmp_path):
         store.set_note(key, "saved before the kill")
         print("saved", flush=True)
         time.sleep(60)
-        """.replace('sys.argv[1]', repr(str(db)))
+        """.replace("sys.argv[1]", repr(str(db)))
     )
     try:
         assert proc.stdout.readline().strip() == "saved"
@@ -240,6 +245,49 @@ def test_a_corrupt_file_is_moved_aside(tmp_path):
     store.toggle(TrialKey("ds", "r", "t", True), "x")
     store.close()
     assert LabelStore.open(db).labels(TrialKey("ds", "r", "t", True)) == {"x"}
+
+
+def _sqlite_errors(tmp_path: Path) -> dict[str, sqlite3.Error]:
+    """Real SQLite errors: a file that is no database, a damaged page, a database another connection holds."""
+    errors: dict[str, sqlite3.Error] = {}
+    (tmp_path / "junk.db").write_bytes(b"this is not an sqlite database" * 100)
+    damaged = tmp_path / "damaged.db"
+    conn = sqlite3.connect(damaged)
+    conn.execute("CREATE TABLE t (x)")
+    conn.executemany("INSERT INTO t VALUES (?)", [("x" * 100,)] * 500)
+    conn.commit()
+    conn.close()
+    with damaged.open("r+b") as f:
+        f.seek(4096)
+        f.write(b"\xff" * 200)
+    holder = sqlite3.connect(tmp_path / "held.db", isolation_level=None)
+    holder.execute("CREATE TABLE t (x)")
+    holder.execute("BEGIN EXCLUSIVE")
+    cases = {
+        "notadb": ("junk.db", "PRAGMA quick_check"),
+        "corrupt": ("damaged.db", "SELECT max(x) FROM t"),
+        "busy": ("held.db", "SELECT * FROM t"),
+    }
+    try:
+        for name, (file, sql) in cases.items():
+            with pytest.raises(sqlite3.DatabaseError) as caught:
+                sqlite3.connect(tmp_path / file, timeout=0).execute(sql).fetchall()
+            errors[name] = caught.value
+    finally:
+        holder.close()
+    return errors
+
+
+def test_sqlite_error_codes_are_read_from_the_message_where_python_has_no_code(tmp_path):
+    """Python 3.10's sqlite3 errors carry SQLite's message but not its code, which decides whether a
+    corrupt file is moved aside: the code read from the message is the one 3.11+ reports."""
+    expected = {"notadb": 26, "corrupt": 11, "busy": 5}
+    for name, error in _sqlite_errors(tmp_path).items():
+        assert _error_code(error) == expected[name], name  # the code, or the message on 3.10
+        assert _error_code(sqlite3.DatabaseError(str(error))) == expected[name], name  # no code
+        if sys.version_info >= (3, 11):
+            assert error.sqlite_errorcode & 0xFF == expected[name], name
+    assert _error_code(sqlite3.OperationalError("no such table: t")) == 0
 
 
 def test_an_unusable_data_dir_falls_back_to_memory(tmp_path, monkeypatch):

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 from tracetui.trace.actions import Command, parse_assistant, split_think
 
+from .linear import growth
+
 GOLDEN = Path(__file__).parent / "fixtures" / "harbor-golden"
 
 
@@ -29,11 +31,15 @@ def test_invalid_json_reply_gets_the_harness_error_and_warnings():
     harness = conversation[2]["content"]
     assert f"ERROR: {reply.error}" in harness
     assert all(warning in harness for warning in reply.warnings)
-    assert reply.think == ("The task is straightforward - I need to create a single file with specific "
-                           "content. Using printf is more reliable than echo for exact content control.",)
+    assert reply.think == (
+        "The task is straightforward - I need to create a single file with specific "
+        "content. Using printf is more reliable than echo for exact content control.",
+    )
 
 
-@pytest.mark.parametrize("name", ["terminus-2_hello-world-invalid-json", "terminus-2_hello-world-context-summarization"])
+@pytest.mark.parametrize(
+    "name", ["terminus-2_hello-world-invalid-json", "terminus-2_hello-world-context-summarization"]
+)
 def test_golden_terminus_replies_parse(name):
     replies = [m["content"] for m in golden(name) if m["role"] == "assistant"]
     parsed = [parse_assistant(r) for r in replies if r.lstrip().startswith(("{", "<think>"))]
@@ -43,7 +49,7 @@ def test_golden_terminus_replies_parse(name):
         assert reply.analysis and reply.plan is not None
         assert all(c.duration == 0.1 for c in reply.commands)
     assert good[-1].task_complete and not good[-1].commands
-    assert any("printf 'Hello, world!\\n' > hello.txt\n" == c.keystrokes for p in good for c in p.commands)
+    assert any(c.keystrokes == "printf 'Hello, world!\\n' > hello.txt\n" for p in good for c in p.commands)
 
 
 def test_summarization_answers_are_prose_not_errors():
@@ -59,8 +65,12 @@ def test_openhands_tool_calls():
     assert edit.format == "tool_call" and edit.error is None
     [call] = edit.tool_calls
     assert call.name == "str_replace_editor"
-    assert call.arguments == {"command": "create", "path": "/app/hello.txt", "file_text": "Hello, world!",
-                              "security_risk": "LOW"}
+    assert call.arguments == {
+        "command": "create",
+        "path": "/app/hello.txt",
+        "file_text": "Hello, world!",
+        "security_risk": "LOW",
+    }
     assert edit.prose == "I edited the file /app/hello.txt."
     assert finish.tool_calls[0].name == "finish"
     assert finish.tool_calls[0].arguments["message"].startswith("Task complete.")
@@ -85,10 +95,14 @@ def test_json_wrapped_in_prose_keeps_the_prose():
 
 def test_json_errors_in_the_harness_words():
     assert parse_assistant('{"analysis": "a", "plan": "p" "commands": []}').error.startswith(
-        "Invalid JSON: Expecting ',' delimiter: line 1 column 31 (char 30) | Content: ")
-    assert parse_assistant('{"analysis": "a", "plan": "p", "commands": "ls"}').error == "Field 'commands' must be an array"
+        "Invalid JSON: Expecting ',' delimiter: line 1 column 31 (char 30) | Content: "
+    )
+    assert (
+        parse_assistant('{"analysis": "a", "plan": "p", "commands": "ls"}').error == "Field 'commands' must be an array"
+    )
     assert parse_assistant('{"analysis": "a", "plan": "p", "commands": [{"duration": 1}]}').error == (
-        "Command 1 missing required 'keystrokes' field")
+        "Command 1 missing required 'keystrokes' field"
+    )
     assert parse_assistant('{"analysis": "a", "plan": "p", "commands": ["ls"]}').error == "Command 1 must be an object"
 
 
@@ -100,9 +114,14 @@ def test_harness_auto_fix_of_a_missing_brace():
 
 
 def test_harness_warnings_and_task_complete_rules():
-    reply = parse_assistant('{"plan": "p", "analysis": "a", "commands": [{"keystrokes": "ls"}, {"keystrokes": "pwd\\n", "x": 1}], "task_complete": "true"}')
+    reply = parse_assistant(
+        '{"plan": "p", "analysis": "a", "commands": [{"keystrokes": "ls"}, {"keystrokes": "pwd\\n", "x": 1}], "task_complete": "true"}'
+    )
     assert reply.error is None and reply.task_complete
-    assert "Fields appear in wrong order. Found: plan → analysis → commands, expected: analysis → plan → commands" in reply.warnings
+    assert (
+        "Fields appear in wrong order. Found: plan → analysis → commands, expected: analysis → plan → commands"
+        in reply.warnings
+    )
     assert "Command 1: Missing duration field, using default 1.0" in reply.warnings
     assert "Command 2: Unknown fields: x" in reply.warnings
     assert any(w.startswith("Command 1 should end with newline") for w in reply.warnings)
@@ -116,8 +135,9 @@ def test_stray_closing_brace_is_auto_corrected_like_the_harness_does():
     # command object; its mixed-content fix then recovers the whole action, with a warning.
     reply = parse_assistant("oops } " + ACTION)
     assert reply.error is None and reply.commands == (Command("ls -la\n", 0.1),)
-    assert reply.warnings == ("AUTO-CORRECTED: Extracted JSON from mixed content - please fix this in "
-                              "future responses",)
+    assert reply.warnings == (
+        "AUTO-CORRECTED: Extracted JSON from mixed content - please fix this in future responses",
+    )
     assert reply.prose == "oops }"
 
 
@@ -151,7 +171,7 @@ def test_think_blocks():
 
 def test_labelled_prose_with_tool_calls():
     reply = parse_assistant(
-        'Analysis: The file is missing.\nPlan: Create it.\n<tool_call>\n'
+        "Analysis: The file is missing.\nPlan: Create it.\n<tool_call>\n"
         '{"name": "bash_command", "arguments": {"keystrokes": "touch a\\n", "duration": 0.5}}\n</tool_call>'
     )
     assert (reply.format, reply.analysis, reply.plan) == ("tool_call", "The file is missing.", "Create it.")
@@ -159,15 +179,28 @@ def test_labelled_prose_with_tool_calls():
 
 
 def test_tool_call_variants():
-    reply = parse_assistant('<tool_call>{"name": "execute_bash", "arguments": "{\\"command\\": \\"ls\\"}"}</tool_call>'
-                            "<tool_call>{broken")
+    reply = parse_assistant(
+        '<tool_call>{"name": "execute_bash", "arguments": "{\\"command\\": \\"ls\\"}"}</tool_call><tool_call>{broken'
+    )
     good, bad = reply.tool_calls
     assert good.arguments == {"command": "ls"}
     assert bad.error and bad.raw == "{broken" and reply.error == bad.error
 
 
-@pytest.mark.parametrize("keys, key", [("C-c", "C-c"), ("C-d\n", "C-d"), ("Escape", "Escape"), ("Enter", "Enter"),
-                                       ("M-x", "M-x"), ("ls\n", None), ("q", None), ("C-c C-c", None), ("", None)])
+@pytest.mark.parametrize(
+    "keys, key",
+    [
+        ("C-c", "C-c"),
+        ("C-d\n", "C-d"),
+        ("Escape", "Escape"),
+        ("Enter", "Enter"),
+        ("M-x", "M-x"),
+        ("ls\n", None),
+        ("q", None),
+        ("C-c C-c", None),
+        ("", None),
+    ],
+)
 def test_special_keys(keys, key):
     assert Command(keys, 0.1).key == key
 
@@ -179,8 +212,12 @@ def test_plain_prose_is_not_an_error():
 
 def test_five_megabyte_reply_parses_fast():
     heredoc = "cat > x.py << 'EOF'\n" + "print('hello world')\n" * 250_000 + "EOF\n"
-    content = "<think>" + "why " * 10_000 + "</think>" + json.dumps(
-        {"analysis": "a", "plan": "p", "commands": [{"keystrokes": heredoc, "duration": 1}]})
+    content = (
+        "<think>"
+        + "why " * 10_000
+        + "</think>"
+        + json.dumps({"analysis": "a", "plan": "p", "commands": [{"keystrokes": heredoc, "duration": 1}]})
+    )
     assert len(content) > 5_000_000
     start = time.process_time()
     reply = parse_assistant(content)
@@ -188,12 +225,61 @@ def test_five_megabyte_reply_parses_fast():
     assert reply.error is None and reply.commands[0].keystrokes == heredoc
 
 
+# (prefix, repeated unit): replies that make the brace scanner and the auto-fixes work hardest
+PATHOLOGICAL = {
+    "unterminated string": ('{"analysis": "', 'a\\"'),
+    "open braces": ("", "{"),
+    "unclosed nested objects": ("{", " {x}"),
+    "quotes and backslashes": ("", '"\\'),
+    "unclosed object": ('{"analysis": {', '"k": 1, '),
+    "objects in prose": ("x ", '{"a": {"b": 1}} {'),
+}
+
+
+@pytest.mark.parametrize("name", PATHOLOGICAL)
+def test_json_scanner_is_linear_on_pathological_input(name):
+    """Four times the reply costs about four times the CPU, never sixteen (no backtracking blow-up)."""
+    prefix, unit = PATHOLOGICAL[name]
+    assert growth(parse_assistant, unit, prefix, size=100_000) < 8
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(st.sampled_from(['{', '}', '"', '\\', '[', ']', ':', ',', '\n', 'analysis', 'plan',
-                                          'commands', 'keystrokes', '<think>', '</think>', '<tool_call>',
-                                          '</tool_call>', '<response>', '<commands>', '<keystrokes>', 'true',
-                                          '"analysis": ', 'Analysis: ', 'Plan: ']), st.characters()),
-               max_size=60).map("".join))
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(
+                [
+                    "{",
+                    "}",
+                    '"',
+                    "\\",
+                    "[",
+                    "]",
+                    ":",
+                    ",",
+                    "\n",
+                    "analysis",
+                    "plan",
+                    "commands",
+                    "keystrokes",
+                    "<think>",
+                    "</think>",
+                    "<tool_call>",
+                    "</tool_call>",
+                    "<response>",
+                    "<commands>",
+                    "<keystrokes>",
+                    "true",
+                    '"analysis": ',
+                    "Analysis: ",
+                    "Plan: ",
+                ]
+            ),
+            st.characters(),
+        ),
+        max_size=60,
+    ).map("".join)
+)
 def test_parse_assistant_never_raises(content):
     reply = parse_assistant(content)
     assert reply.format in ("json", "xml", "tool_call", "prose")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -11,6 +10,8 @@ from hypothesis import strategies as st
 
 from tracetui.render.ansi import ansi_text
 from tracetui.trace.sanitize import sanitize
+
+from .linear import growth
 
 UNSAFE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060\u2066-\u2069\ufeff]")
 
@@ -62,9 +63,30 @@ def test_carriage_returns_show_what_a_terminal_shows():
     assert sanitize("a\rb\r\nc") == "b\nc"
 
 
-@pytest.mark.parametrize("char", ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067",
-                                  "\u2068", "\u2069", "\u200e", "\u200f", "\u061c", "\u200b", "\u200c",
-                                  "\u200d", "\u2060", "\ufeff", "\u2028", "\u2029"])
+@pytest.mark.parametrize(
+    "char",
+    [
+        "\u202a",
+        "\u202b",
+        "\u202c",
+        "\u202d",
+        "\u202e",
+        "\u2066",
+        "\u2067",
+        "\u2068",
+        "\u2069",
+        "\u200e",
+        "\u200f",
+        "\u061c",
+        "\u200b",
+        "\u200c",
+        "\u200d",
+        "\u2060",
+        "\ufeff",
+        "\u2028",
+        "\u2029",
+    ],
+)
 def test_bidi_and_zero_width_characters_become_visible(char):
     assert sanitize(f"ab{char}cd") == "ab\ufffdcd"
     assert ansi_text(f"\x1b[31mab{char}cd").plain == "ab\ufffdcd"
@@ -91,29 +113,24 @@ def test_sanitize_is_linear_on_pathological_input():
     """Four times the input costs about four times the CPU, never sixteen (no backtracking blow-up).
     Wall-clock limits belong in the benchmark; a ratio of CPU times in one process is stable."""
     for name, unit in PATHOLOGICAL.items():
-        small = unit * (250_000 // len(unit) + 1)
-        large = small * 4
-        ratio = min(_timed(sanitize, large) for _ in range(3)) / max(min(_timed(sanitize, small) for _ in range(3)), 1e-4)
-        assert ratio < 8, (name, ratio)
+        assert (ratio := growth(sanitize, unit)) < 8, (name, ratio)
 
 
-def _timed(fn, arg):
-    """CPU seconds, so other processes on the machine do not make the test flaky."""
-    start = time.process_time()
-    fn(arg)
-    return time.process_time() - start
+@pytest.mark.parametrize("unit", ["progress 10%\rprogress 99%\n", "\r" * 30 + "x", "a line rewritten\r"])
+def test_ansi_text_is_linear_on_carriage_returns(unit):
+    assert growth(lambda s: ansi_text(s).plain, unit, size=50_000) < 8
 
 
 def test_ansi_text_keeps_sgr_colours_and_attributes():
     text = ansi_text("plain \x1b[31mred\x1b[0m \x1b[1;4mbold\x1b[22m under\x1b[0m \x1b[38;5;208mo\x1b[48;2;1;2;3mb")
     assert text.plain == "plain red bold under o" + "b"
-    styles = {text.plain[s.start:s.end]: s.style for s in text.spans}
+    styles = {text.plain[s.start : s.end]: s.style for s in text.spans}
     assert styles["red"].color.number == 1
     assert styles["bold"].bold and styles["bold"].underline
     assert styles[" under"].underline and not styles[" under"].bold
     assert styles["o"].color.number == 208
     assert styles["b"].bgcolor.triplet == (1, 2, 3)
-    assert not any(s.style.bold for s in text.spans if text.plain[s.start:s.end] == "plain ")
+    assert not any(s.style.bold for s in text.spans if text.plain[s.start : s.end] == "plain ")
 
 
 def test_ansi_text_never_makes_links_or_reads_markup():
@@ -128,7 +145,7 @@ def test_ansi_text_applies_carriage_returns_and_tabs_like_sanitize():
     raw = "ab\x1b[31mcd\ref\x1b[0mgh\tx\r\n\x1b[32m\tgreen\x1b[0m"
     text = ansi_text(raw)
     assert text.plain == sanitize(raw) == "efgh    x\n        green"
-    green = [s for s in text.spans if text.plain[s.start:s.end].strip() == "green"]
+    green = [s for s in text.spans if text.plain[s.start : s.end].strip() == "green"]
     assert green and green[0].style.color.number == 2
 
 

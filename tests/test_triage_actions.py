@@ -3,6 +3,7 @@ copy, export, pager."""
 
 from __future__ import annotations
 
+from pathlib import Path
 
 from tracetui.data.session import open_session, prepare
 from tracetui.data.sources import SourceSpec
@@ -89,7 +90,7 @@ async def test_copy_without_a_terminal_saves_a_file(sources, isolated_dirs):
         status = text_of(screen.query_one("#status"))
         assert "saved to" in status  # the test runner's stdout is not a terminal
         path = status.split("saved to ", 1)[1].strip()
-        assert open(path).read() == app.session.info(screen.trial).trial_name
+        assert Path(path).read_text() == app.session.info(screen.trial).trial_name
 
 
 async def test_export_from_the_ui_reopens(sources, tmp_path):
@@ -111,7 +112,7 @@ async def test_export_from_the_ui_reopens(sources, tmp_path):
 async def test_pager_runs_through_suspend(sources, tmp_path, monkeypatch):
     seen = tmp_path / "seen.txt"
     script = tmp_path / "pager.sh"
-    script.write_text(f"#!/bin/sh\ncat \"$1\" > {seen}\n")
+    script.write_text(f'#!/bin/sh\ncat "$1" > {seen}\n')
     script.chmod(0o755)
     monkeypatch.setenv("PAGER", str(script))
     app = make_app(sources)

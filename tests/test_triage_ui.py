@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from tracetui.data.facets import FilterState
 from tracetui.ui import keymap
 from tracetui.ui.app import StartOptions

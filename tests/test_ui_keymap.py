@@ -38,8 +38,16 @@ def test_every_binding_has_an_id_and_one_id_means_one_binding():
 def test_keymap_entries_are_checked():
     usable, warning = checked_keymap({"trial.next": "ctrl+n", "cursor.down": " j , ctrl+j "})
     assert usable == {"trial.next": "ctrl+n", "cursor.down": "j,ctrl+j"} and warning is None
-    usable, warning = checked_keymap({"trial.nxet": "n", "verifier.toggle": "", "find.start": ["f"],
-                                      "pane.zoom": "ctlr+z", "copy.message": "+", "help": 1})
+    usable, warning = checked_keymap(
+        {
+            "trial.nxet": "n",
+            "verifier.toggle": "",
+            "find.start": ["f"],
+            "pane.zoom": "ctlr+z",
+            "copy.message": "+",
+            "help": 1,
+        }
+    )
     assert usable == {"copy.message": "+"}
     assert warning and "\n" not in warning
     for problem in ("'trial.nxet'", "verifier.toggle", "find.start", "'ctlr+z'", "'help'"):

@@ -99,9 +99,11 @@ def test_it_serves_this_machine_only_and_prints_the_url(tmp_path):
 async def test_the_page_uses_the_address_the_browser_used(tmp_path):
     """Through `ssh -L 9000:localhost:8000` the browser asks for localhost:9000; the page must say so."""
     with served(str(hostile_dataset(tmp_path))) as server:
-        async with aiohttp.ClientSession() as http:
-            async with http.get(server.url, headers={"Host": "localhost:9000"}) as response:
-                page = await response.text()
+        async with (
+            aiohttp.ClientSession() as http,
+            http.get(server.url, headers={"Host": "localhost:9000"}) as response,
+        ):
+            page = await response.text()
     assert 'data-session-websocket-url="ws://localhost:9000/ws"' in page
     assert 'href="http://localhost:9000/static/css/xterm.css"' in page
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tracetui.demo import write_demo
 from tracetui.data.session import prepare
 from tracetui.data.sources import ResolvedSource, SourceSpec
+from tracetui.demo import write_demo
 from tracetui.ui.app import StartOptions, TraceApp
 from tracetui.ui.screens.triage import TriageScreen
 
@@ -16,7 +16,7 @@ DEMO_ROWS = 400
 def demo_sources(folder: Path) -> list[ResolvedSource]:
     if not (folder / "data").exists():
         write_demo(folder, rows=DEMO_ROWS, seed=0)
-    return [s for s in prepare([SourceSpec(str(folder))])]
+    return list(prepare([SourceSpec(str(folder))]))
 
 
 def make_app(sources: list[ResolvedSource], options: StartOptions | None = None) -> TraceApp:

@@ -12,10 +12,10 @@ import signal
 import subprocess
 import sys
 import time
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
 from .conftest import trial_rows, write_parquet
 from .test_hostile_pty import PAYLOAD
@@ -74,7 +74,9 @@ def served(*args: str) -> Iterator[Served]:
     )
     try:
         line = _read_line(process)
-        assert line.startswith("tracetui: serving at http://"), f"no URL printed: {line!r} {process.stderr.read() if process.poll() is not None else ''}"
+        assert line.startswith("tracetui: serving at http://"), (
+            f"no URL printed: {line!r} {process.stderr.read() if process.poll() is not None else ''}"
+        )
         url = line.split()[3]
         yield Served(process, url, int(url.rsplit(":", 1)[1]))
         if process.poll() is None:
@@ -82,10 +84,8 @@ def served(*args: str) -> Iterator[Served]:
         left = settle(lambda: group_members(process.pid))
         assert not left, f"processes left behind: {left}"
     finally:
-        try:
+        with suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         process.wait(WAIT)
         process.stdout.close()
         process.stderr.close()

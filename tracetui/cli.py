@@ -74,7 +74,7 @@ class _NoPandas(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         if name == "pandas" or name.startswith("pandas."):
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return None
+        return
 
 
 def _keep_pandas_out() -> None:
@@ -150,9 +150,9 @@ def demo_rows(rows: int | None) -> int:
 def demo_sources(rows: int, seed: int) -> list:
     """The demo dataset, generated into the cache on first use, as sources ready to open."""
     from . import demo
-    from .paths import cache_dir
     from .data.session import prepare
     from .data.sources import SourceSpec
+    from .paths import cache_dir
 
     folder = cache_dir() / f"demo-{rows}-{seed}-v{__version__}"
     if not (folder / ".complete").exists():

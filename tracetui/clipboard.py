@@ -12,8 +12,8 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 MAX_PAYLOAD = 100_000
 """Bytes of base64 payload sent at most; beyond it the text goes to a file."""
@@ -69,7 +69,9 @@ def _save(text: str, suffix: str) -> Path:
     folder = cache_dir() / "copied"
     folder.mkdir(parents=True, exist_ok=True)
     prefix = time.strftime("copy-%Y%m%d-%H%M%S-")
-    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=folder, prefix=prefix, suffix=suffix, delete=False) as file:
+    with tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", dir=folder, prefix=prefix, suffix=suffix, delete=False
+    ) as file:
         file.write(text)
     return Path(file.name)
 

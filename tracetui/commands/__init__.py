@@ -9,10 +9,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Callable
+from collections.abc import Callable
 
-FILTER_HELP = ("FACET=VALUE: outcome, result, model, task, agent, provider, source, dataset, label, failed_test "
-               "or finding; a value may be a unique part of the name, e.g. model=gpt-5-mini (repeatable)")
+FILTER_HELP = (
+    "FACET=VALUE: outcome, result, model, task, agent, provider, source, dataset, label, failed_test "
+    "or finding; a value may be a unique part of the name, e.g. model=gpt-5-mini (repeatable)"
+)
 
 
 class Parser(argparse.ArgumentParser):
@@ -23,8 +25,9 @@ class Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def subcommand(prog: str, description: str, formats: tuple[str, ...] = (), filters: str = "",
-               exclude: bool = False) -> Parser:
+def subcommand(
+    prog: str, description: str, formats: tuple[str, ...] = (), filters: str = "", exclude: bool = False
+) -> Parser:
     """A subcommand's parser with the shared arguments: sources, --split/--revision/--config, and as
     asked --format (the first choice is the default), --filter (`filters` says what it does), --exclude."""
     parser = Parser(prog=f"tracetui {prog}", description=description)
@@ -46,8 +49,13 @@ def source_options(parser: argparse.ArgumentParser) -> None:
 def filter_options(parser: argparse.ArgumentParser, what: str, exclude: bool = False) -> None:
     parser.add_argument("--filter", action="append", default=[], metavar="FACET=VALUE", help=f"{what}; {FILTER_HELP}")
     if exclude:
-        parser.add_argument("--exclude", action="append", default=[], metavar="FACET=VALUE",
-                            help="leave out the trials with this value, e.g. finding=test-tampering (repeatable)")
+        parser.add_argument(
+            "--exclude",
+            action="append",
+            default=[],
+            metavar="FACET=VALUE",
+            help="leave out the trials with this value, e.g. finding=test-tampering (repeatable)",
+        )
 
 
 def source_specs(args) -> list:

@@ -20,8 +20,13 @@ def parser():
         filters="keep trials with this value, e.g. result=0.0 or finding=false-claim",
         exclude=True,
     )
-    parser.add_argument("--label", action="append", default=[], metavar="LABEL",
-                        help="keep trials with this label (repeatable: any of them)")
+    parser.add_argument(
+        "--label",
+        action="append",
+        default=[],
+        metavar="LABEL",
+        help="keep trials with this label (repeatable: any of them)",
+    )
     parser.add_argument("-o", "--output", required=True, type=Path, metavar="OUT", help="the file to write")
     return parser
 

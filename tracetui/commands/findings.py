@@ -6,9 +6,8 @@ The record format is stable (README, "Findings"): dataset, trial_name, task, mod
 
 from __future__ import annotations
 
-import sys
-
 import argparse
+import sys
 import textwrap
 
 from ..findings import KIND_NAMES, KINDS
@@ -34,9 +33,14 @@ def parser():
     parser.formatter_class = argparse.RawDescriptionHelpFormatter  # keeps the kinds' table: wrap the rest here
     parser.description = textwrap.fill(parser.description, 79)
     parser.epilog = "kinds:\n" + "\n".join(f"  {kind.name:<17} {kind.summary}" for kind in KINDS)
-    parser.add_argument("--kind", action="append", default=[], choices=KIND_NAMES, metavar="KIND",
-                        help="only findings of this kind (repeatable; default: the kinds --filter finding= names, "
-                             "else all)")
+    parser.add_argument(
+        "--kind",
+        action="append",
+        default=[],
+        choices=KIND_NAMES,
+        metavar="KIND",
+        help="only findings of this kind (repeatable; default: the kinds --filter finding= names, else all)",
+    )
     return parser
 
 
@@ -56,9 +60,18 @@ def _findings(args) -> int:
         info = session.info(int(trial))
         for finding in index.of(int(trial)):
             if finding.kind in kinds:
-                records.append({"dataset": info.dataset, "trial_name": info.trial_name, "task": info.task,
-                                "model": info.model, "result": info.result, "kind": finding.kind,
-                                "message": finding.message, "evidence": finding.evidence})
+                records.append(
+                    {
+                        "dataset": info.dataset,
+                        "trial_name": info.trial_name,
+                        "task": info.task,
+                        "model": info.model,
+                        "result": info.result,
+                        "kind": finding.kind,
+                        "message": finding.message,
+                        "evidence": finding.evidence,
+                    }
+                )
     if args.format == "jsonl":
         write_jsonl(records)
     elif args.format == "csv":
@@ -66,6 +79,8 @@ def _findings(args) -> int:
     else:
         print_table([{k: str(r[k]) for k in TABLE_FIELDS} for r in records], empty="(no findings)", width=72)
         trials = len({(r["dataset"], r["trial_name"]) for r in records})
-        print(f"{len(records):,} finding{'s' * (len(records) != 1)} in {trials:,} trial{'s' * (trials != 1)}",
-              file=sys.stderr)
+        print(
+            f"{len(records):,} finding{'s' * (len(records) != 1)} in {trials:,} trial{'s' * (trials != 1)}",
+            file=sys.stderr,
+        )
     return 0

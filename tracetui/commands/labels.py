@@ -14,8 +14,9 @@ TABLE_COLUMNS = ("trial_name", "task", "model", "labels", "note", "updated")
 
 
 def parser():
-    return subcommand("labels", "List the labels and notes given to a dataset's trials.",
-                      formats=("table", "csv", "json"))
+    return subcommand(
+        "labels", "List the labels and notes given to a dataset's trials.", formats=("table", "csv", "json")
+    )
 
 
 def run(argv: list[str]) -> int:

@@ -45,7 +45,9 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--rows", type=int, help="with demo: rows to generate (default: the bundled size)")
     parser.add_argument("--seed", type=int, help="with demo: random seed (default: 0)")
     _view_options(parser)
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)")
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)"
+    )
     parser.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks and the server's request log")
     return parser
@@ -64,8 +66,8 @@ def _serve(args) -> int:
     import logging
 
     from ..data.cache import ensure_converted
-    from .selection import filter_args
     from ..web.server import TraceServer, is_loopback
+    from .selection import filter_args
 
     filter_args(args)  # fail before any download on a malformed filter or an unknown facet
     sources, app_argv = _sources(args)

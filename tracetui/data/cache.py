@@ -8,7 +8,6 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from ..paths import cache_dir
@@ -22,7 +21,7 @@ CACHE_VERSION = 1
 
 def cache_key(files: tuple[Path, ...]) -> str:
     """Changes whenever a file is replaced (path, size or mtime) or the cache format changes."""
-    identity = [CACHE_VERSION]
+    identity: list[object] = [CACHE_VERSION]
     for file in files:
         stat = file.stat()
         identity.append([str(file), stat.st_size, stat.st_mtime_ns])
@@ -35,7 +34,7 @@ def cached_dir(files: tuple[Path, ...]) -> Path | None:
     return folder if (folder / "meta.arrow").is_file() and (folder / "data.arrow").is_file() else None
 
 
-def ensure_converted(files: tuple[Path, ...], progress: "Progress | None" = None) -> Path:
+def ensure_converted(files: tuple[Path, ...], progress: Progress | None = None) -> Path:
     """Return the conversion folder of `files`, converting them first if needed.
 
     The conversion is written to a temporary folder and renamed into place, so an interrupted run

@@ -50,7 +50,9 @@ def _other_attempts(session: Session, trial: int) -> list[int]:
     else:
         opposite = t.outcome[others] == PASS
     same_model = t.codes["model"][others] == t.codes["model"][trial]
-    ranked = sorted(range(len(others)), key=lambda i: (opposite[i], same_model[i], t.date[int(others[i])], -i), reverse=True)
+    ranked = sorted(
+        range(len(others)), key=lambda i: (opposite[i], same_model[i], t.date[int(others[i])], -i), reverse=True
+    )
     return [int(others[i]) for i in ranked]
 
 
@@ -77,6 +79,7 @@ def worst_attempt(session: Session, trials: np.ndarray) -> int:
 def _matching(session: Session, column: str, label: str) -> np.ndarray:
     """Trials whose `column` facet has `label` (NULL_LABEL matches trials without a value)."""
     facet = session.facets.facets[column]
+    assert facet.codes is not None  # the facets compared on hold one value per trial
     code = facet.code_of(label)
     if code is None:
         return facet.codes < 0 if label == NULL_LABEL else np.zeros(len(facet.codes), bool)
@@ -123,6 +126,7 @@ def sides_choices(session: Session, mask: np.ndarray) -> list[Sides]:
     datasets = t.dataset.astype(np.int64)
     pairs("dataset", datasets, names, mask, None)
     models = session.facets.facets["model"]
+    assert models.codes is not None  # one model per trial
     for index in np.unique(datasets[mask]):
         scope = mask & (datasets == index) & (models.codes >= 0)
         pairs("model", models.codes, models.labels, scope, names[int(index)])

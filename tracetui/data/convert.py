@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import numpy as np
 import orjson
@@ -167,7 +167,9 @@ def _read_json(file: Path) -> Iterator[tuple[float, pa.RecordBatch]]:
         columns = {name: [_as_text(r.get(name)) for r in chunk] for name in (*META_COLUMNS, "verifier_output")}
         conv_name = next((c for c in CONVERSATION_COLUMNS if any(c in r for r in chunk)), CONVERSATION_COLUMNS[0])
         columns[conv_name] = pa.array([_python_conversation(r.get(conv_name)) for r in chunk], CONVERSATION_TYPE)
-        batch = pa.record_batch({k: v if isinstance(v, pa.Array) else pa.array(v, pa.string()) for k, v in columns.items()})
+        batch = pa.record_batch(
+            {k: v if isinstance(v, pa.Array) else pa.array(v, pa.string()) for k, v in columns.items()}
+        )
         yield min(1.0, (start + step) / len(rows)), batch
 
 

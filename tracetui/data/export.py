@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Any, TypeAlias
 
 import numpy as np
 import orjson
@@ -23,8 +24,8 @@ import pyarrow.parquet as pq
 from ..trace.sanitize import sanitize
 from ..verifier import parse_verifier, verdict_line
 from .convert import BATCH_BYTES
-from .files import arrow_batches, arrow_reader, json_rows
 from .errors import SourceError
+from .files import arrow_batches, arrow_reader, json_rows
 from .session import Progress, Session
 
 LABELS_COLUMN = "tracetui_labels"
@@ -33,7 +34,7 @@ FORMATS = (".jsonl", ".parquet", ".csv")
 _BACKTICKS = re.compile("`+")
 _ADDED = pa.schema([(LABELS_COLUMN, pa.list_(pa.string())), (NOTE_COLUMN, pa.string())])
 
-Piece = pa.RecordBatch | list[dict]
+Piece: TypeAlias = "pa.RecordBatch | list[dict[str, Any]]"
 """Some original rows: an Arrow batch (parquet, Arrow) or the decoded objects (JSON, kept as they are)."""
 
 
@@ -168,7 +169,9 @@ def _unreadable(path: Path, exc: Exception) -> SourceError:
 
 def _check_count(part: _FilePart, rows: int) -> None:
     if rows != part.expected_rows:
-        raise SourceError(f"{part.path.name}: changed since it was opened ({rows:,} rows, not {part.expected_rows:,}); reopen it")
+        raise SourceError(
+            f"{part.path.name}: changed since it was opened ({rows:,} rows, not {part.expected_rows:,}); reopen it"
+        )
 
 
 # --- column types -------------------------------------------------------------------------------
@@ -261,7 +264,7 @@ class _Jsonl:
     needs_schema = False
 
     def __init__(self, path: Path, schema: pa.Schema | None) -> None:
-        self._file = open(path, "wb")
+        self._file = open(path, "wb")  # noqa: SIM115 - stays open across pieces; close() closes it
 
     def write(self, piece: Piece, labels: list[list[str]], notes: list[str | None]) -> None:
         rows = piece if isinstance(piece, list) else piece.to_pylist()
@@ -315,12 +318,21 @@ def _csv_ready(kind: pa.DataType) -> bool:
     t = pa.types
     return any(
         check(kind)
-        for check in (t.is_boolean, t.is_integer, t.is_floating, t.is_string, t.is_large_string, t.is_decimal,
-                      t.is_timestamp, t.is_date, t.is_time)
+        for check in (
+            t.is_boolean,
+            t.is_integer,
+            t.is_floating,
+            t.is_string,
+            t.is_large_string,
+            t.is_decimal,
+            t.is_timestamp,
+            t.is_date,
+            t.is_time,
+        )
     )
 
 
-_WRITERS = {".jsonl": _Jsonl, ".parquet": _Parquet, ".csv": _Csv}
+_WRITERS: dict[str, type[_Jsonl | _Parquet | _Csv]] = {".jsonl": _Jsonl, ".parquet": _Parquet, ".csv": _Csv}
 
 
 # --- one trial as Markdown ----------------------------------------------------------------------
@@ -335,9 +347,17 @@ def trial_markdown(session: Session, trial: int) -> str:
     report = parse_verifier(log)
     out = [f"# {_inline(info.task or info.trial_name or f'trial {trial}')}", ""]
     fields = [
-        ("dataset", info.dataset), ("trial", info.trial_name), ("task", info.task), ("model", info.model),
-        ("agent", info.agent), ("provider", info.provider), ("run", info.run_id), ("date", info.date),
-        ("result", info.result or ""), ("outcome", info.outcome), ("episodes", str(info.episodes)),
+        ("dataset", info.dataset),
+        ("trial", info.trial_name),
+        ("task", info.task),
+        ("model", info.model),
+        ("agent", info.agent),
+        ("provider", info.provider),
+        ("run", info.run_id),
+        ("date", info.date),
+        ("result", info.result or ""),
+        ("outcome", info.outcome),
+        ("episodes", str(info.episodes)),
         ("messages", str(info.messages)),
     ]
     out += ["| field | value |", "|---|---|"]

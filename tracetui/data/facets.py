@@ -17,13 +17,29 @@ from .trials import OUTCOMES, Trials
 
 NULL_LABEL = "(none)"
 FACET_NAMES = {
-    "outcome": "outcome", "result": "result", "model": "model", "task": "task", "agent": "agent",
-    "provider": "model_provider", "source": "trace_source", "dataset": "dataset", "label": "label",
-    "failed_test": "failed_test", "finding": "finding",
+    "outcome": "outcome",
+    "result": "result",
+    "model": "model",
+    "task": "task",
+    "agent": "agent",
+    "provider": "model_provider",
+    "source": "trace_source",
+    "dataset": "dataset",
+    "label": "label",
+    "failed_test": "failed_test",
+    "finding": "finding",
 }
 """The names `--filter` takes (everywhere: the app, stats, export, findings) -> the facet's own name."""
-_NAME_ALIASES = {"model_provider": "model_provider", "trace_source": "trace_source", "failed-test": "failed_test",
-                 "findings": "finding", "labels": "label", "outcomes": "outcome", "models": "model", "tasks": "task"}
+_NAME_ALIASES = {
+    "model_provider": "model_provider",
+    "trace_source": "trace_source",
+    "failed-test": "failed_test",
+    "findings": "finding",
+    "labels": "label",
+    "outcomes": "outcome",
+    "models": "model",
+    "tasks": "task",
+}
 
 
 @dataclass(slots=True)
@@ -44,6 +60,7 @@ class Facet:
         chosen = np.asarray(selected, dtype=np.int64)
         if self.codes is not None:
             return np.isin(self.codes, chosen)
+        assert self.pairs is not None  # a facet has codes or pairs
         trials, codes = self.pairs
         out = np.zeros(count, dtype=bool)
         out[trials[np.isin(codes, chosen)]] = True
@@ -53,6 +70,7 @@ class Facet:
         if self.codes is not None:
             codes = self.codes[visible]
             return np.bincount(codes[codes >= 0], minlength=len(self.labels))
+        assert self.pairs is not None  # a facet has codes or pairs
         trials, codes = self.pairs
         return np.bincount(codes[visible[trials]], minlength=len(self.labels))
 
@@ -66,7 +84,7 @@ class FilterState:
     excluded: dict[str, frozenset[str]] = field(default_factory=dict)
     """Facet values whose trials are left out (`--exclude`), whatever else is selected."""
 
-    def toggled(self, facet: str, label: str) -> "FilterState":
+    def toggled(self, facet: str, label: str) -> FilterState:
         current = self.selected.get(facet, frozenset())
         chosen = current - {label} if label in current else current | {label}
         selected = {**self.selected, facet: chosen}
@@ -207,8 +225,10 @@ def parse_filter_args(values: Sequence[str], option: str = "--filter") -> list[F
         key = name.lower().replace(" ", "_")
         canonical = FACET_NAMES.get(key) or _NAME_ALIASES.get(key)
         if canonical is None:
-            raise SourceError(f"{option} {text}: no facet {name!r}{_suggest(name, list(FACET_NAMES))}; "
-                              f"facets: {', '.join(FACET_NAMES)}")
+            raise SourceError(
+                f"{option} {text}: no facet {name!r}{_suggest(name, list(FACET_NAMES))}; "
+                f"facets: {', '.join(FACET_NAMES)}"
+            )
         parsed.append(FilterArg(option, canonical, value, name))
     return parsed
 
@@ -225,8 +245,9 @@ def resolve_filters(args: Sequence[FilterArg], known: Mapping[str, Sequence[str]
         values = [v for v in known.get(arg.facet, ()) if v is not None]
         chosen = resolve_value(arg, values)
         (excluded if arg.option == "--exclude" else selected).setdefault(arg.facet, set()).add(chosen)
-    return FilterState({k: frozenset(v) for k, v in selected.items()}, text,
-                       {k: frozenset(v) for k, v in excluded.items()})
+    return FilterState(
+        {k: frozenset(v) for k, v in selected.items()}, text, {k: frozenset(v) for k, v in excluded.items()}
+    )
 
 
 def resolve_value(arg: FilterArg, values: Sequence[str]) -> str:

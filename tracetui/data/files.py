@@ -3,8 +3,8 @@ the same way)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import orjson
 import pyarrow as pa

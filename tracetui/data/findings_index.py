@@ -9,9 +9,9 @@ then are all its rows read.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Callable
 
 import numpy as np
 import orjson
@@ -59,6 +59,7 @@ def build_findings_index(
     `no-tests-run` needs to know which verifier logs show tests: pass the session's VerifierIndex when
     it is built, else it is built (or read back) when a dataset's findings are not stored yet. Raises
     InterruptedError when `cancelled()` turns true (nothing is stored then)."""
+
     @cache
     def verifier_index() -> VerifierIndex:
         return verifiers or build_verifier_index(session, None, cancelled)
@@ -71,8 +72,9 @@ def build_findings_index(
     return FindingsIndex(per_trial(session, INDEX_FILE, compute, _load, _dump, progress, cancelled))
 
 
-def trial_findings(session, trial: int, verifier_tests: int | None = None,
-                   counts: list[np.ndarray] | None = None) -> list[Finding]:
+def trial_findings(
+    session, trial: int, verifier_tests: int | None = None, counts: list[np.ndarray] | None = None
+) -> list[Finding]:
     """One trial's findings (`verifier_tests`: as `find_findings` takes it, None reads the log; `counts`:
     each dataset's `n_messages` column, when the caller has it at hand)."""
     t = session.trials
@@ -82,8 +84,9 @@ def trial_findings(session, trial: int, verifier_tests: int | None = None,
         history = _history(session, trial, counts)
     except (ValueError, TypeError, IndexError, KeyError, pa.ArrowException):
         return []  # a trial whose rows cannot be read as a conversation has nothing to show
-    return find_findings(history, result, lambda: session.verifier_output(trial),
-                         summarized=summarized, verifier_tests=verifier_tests)
+    return find_findings(
+        history, result, lambda: session.verifier_output(trial), summarized=summarized, verifier_tests=verifier_tests
+    )
 
 
 def _history(session, trial: int, counts: list[np.ndarray] | None = None) -> TrialHistory:
@@ -102,19 +105,26 @@ def _history(session, trial: int, counts: list[np.ndarray] | None = None) -> Tri
         ends = [row for row, size, after in zip(rows, sizes, [*sizes[1:], -1]) if after <= size]
         return rebuild_history(dataset, ends, [0] * len(ends), [])  # episode numbers: not needed here
     messages = dataset.messages(rows[-1])
-    return TrialHistory(tuple(Message(role or "unknown", content or "", 0, i)
-                              for i, (role, content) in enumerate(messages)), ())
+    return TrialHistory(
+        tuple(Message(role or "unknown", content or "", 0, i) for i, (role, content) in enumerate(messages)), ()
+    )
 
 
 def _load(data: bytes, count: int) -> list[list[Finding]] | None:
     stored = orjson.loads(data)
     if stored["rules"] != RULES_VERSION or len(stored["trials"]) != count:
         return None
-    return [[Finding(KIND_NAMES[k], m, e, (s[0], s[1]) if s else None) for k, m, e, s in found]
-            for found in stored["trials"]]
+    return [
+        [Finding(KIND_NAMES[k], m, e, (s[0], s[1]) if s else None) for k, m, e, s in found]
+        for found in stored["trials"]
+    ]
 
 
 def _dump(findings: list[list[Finding]]) -> bytes:
-    return orjson.dumps({"rules": RULES_VERSION, "kinds": list(KIND_NAMES),
-                         "trials": [[[_CODE[f.kind], f.message, f.evidence, f.span] for f in found]
-                                    for found in findings]})
+    return orjson.dumps(
+        {
+            "rules": RULES_VERSION,
+            "kinds": list(KIND_NAMES),
+            "trials": [[[_CODE[f.kind], f.message, f.evidence, f.span] for f in found] for found in findings],
+        }
+    )

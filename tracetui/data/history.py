@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 
-from .dataset import Dataset
 from ..trace.model import Message, SubConversation, TrialHistory
+from .dataset import Dataset
 
 
-def rebuild_history(ds: Dataset, rows: list[int], episodes: list[int], sub_rows: list[tuple[int, str | None]]) -> TrialHistory:
+def rebuild_history(
+    ds: Dataset, rows: list[int], episodes: list[int], sub_rows: list[tuple[int, str | None]]
+) -> TrialHistory:
     messages: list[Message] = []
     prev_row: int | None = None
     prev_count = 0
@@ -33,15 +35,15 @@ def rebuild_history(ds: Dataset, rows: list[int], episodes: list[int], sub_rows:
             fresh = ds.messages(row, shared, count)
         restart = prev_row is not None and shared < prev_count
         for offset, (role, content) in enumerate(fresh):
-            messages.append(
-                Message(role or "unknown", content or "", episode, len(messages), restart and offset == 0)
-            )
+            messages.append(Message(role or "unknown", content or "", episode, len(messages), restart and offset == 0))
         prev_last = fresh[-1] if fresh else (ds.message(row, count - 1) if count else None)
         prev_row, prev_count = row, count
     subagents = tuple(
         SubConversation(
             source or "sub-agent",
-            tuple(Message(role or "unknown", content or "", 0, i) for i, (role, content) in enumerate(ds.messages(row))),
+            tuple(
+                Message(role or "unknown", content or "", 0, i) for i, (role, content) in enumerate(ds.messages(row))
+            ),
         )
         for row, source in sorted(sub_rows, key=lambda item: _sub_agent_order(item[1]))
     )

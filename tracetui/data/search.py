@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -161,6 +162,7 @@ class _Job:
         if self.offsets is None:
             rows, new = self.start + hits, None
         else:
+            assert self.first_new is not None  # set with offsets
             local = np.searchsorted(self.offsets, hits, side="right") - 1
             rows = self.start + local
             new = (hits - self.offsets[local]) >= self.first_new[rows]

@@ -6,16 +6,16 @@ This is the only object the UI talks to; it hides pyarrow and the conversion cac
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
+from ..trace.model import TrialHistory
 from .cache import cached_dir, ensure_converted
 from .dataset import Dataset
 from .facets import FacetIndex
 from .history import rebuild_history
-from ..trace.model import TrialHistory
 from .ordering import Ordering
 from .sources import ResolvedSource, SourceSpec, resolve
 from .trials import OUTCOMES, Trials, build_trials

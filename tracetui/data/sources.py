@@ -139,7 +139,7 @@ def select_split(files: list[str], split: str, config: str | None, card: Path | 
         return data
     chosen = [f for f in named if _split_of(f) == split]
     if not chosen:
-        splits = sorted({_split_of(f) for f in named})
+        splits = sorted({s for f in named if (s := _split_of(f)) is not None})
         raise SourceError(f"no split {split!r} (splits: {', '.join(splits)})")
     return chosen
 
@@ -234,13 +234,20 @@ def _resolve_hub(repo_id: str, spec: SourceSpec, patterns: list[str] | None) -> 
         if not wanted:
             raise SourceError(f"{repo_id}: no parquet, arrow or jsonl files for split {spec.split!r}")
         return Path(
-            snapshot_download(repo_id, repo_type="dataset", revision=spec.revision, allow_patterns=wanted + ["README.md"])
+            snapshot_download(
+                repo_id, repo_type="dataset", revision=spec.revision, allow_patterns=wanted + ["README.md"]
+            )
         )
 
     def cached() -> Path:
         return Path(snapshot_download(repo_id, repo_type="dataset", revision=spec.revision, local_files_only=True))
 
-    offline = constants.HF_HUB_OFFLINE or os.environ.get("HF_DATASETS_OFFLINE", "").upper() in ("1", "ON", "YES", "TRUE")
+    offline = constants.HF_HUB_OFFLINE or os.environ.get("HF_DATASETS_OFFLINE", "").upper() in (
+        "1",
+        "ON",
+        "YES",
+        "TRUE",
+    )
     try:
         if offline:
             folder = cached()

@@ -8,8 +8,8 @@ dataset's conversion (`verifier-index.json`); later opens read it back at once.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import orjson

@@ -121,7 +121,9 @@ def plan(rows: int, seed: int) -> list[Trial]:
             elif marathon_at is not None and total >= marathon_at and run.model.agent == "terminus-2":
                 spec = dict(episodes=149, kind="marathon", result="AgentTimeoutError")
                 marathon_at = None
-            trial = _new_trial(rng, run, TASK_BY_NAME[spec["task"]] if "task" in spec else task, run.start + offset, spec)
+            trial = _new_trial(
+                rng, run, TASK_BY_NAME[spec["task"]] if "task" in spec else task, run.start + offset, spec
+            )
             if not spec and not showcase and run.model.agent == "terminus-2":
                 trial = _plant(trial, plants)
             offset += timedelta(seconds=rng.randint(20, 900), microseconds=rng.randint(0, 999999))
@@ -153,7 +155,9 @@ def _new_run(rng: random.Random, index: int) -> tuple[Run, list[Task]]:
     else:
         model = rng.choice(MODELS) if rng.random() > 0.05 else OPENHANDS
         pool = TASKS
-        count, attempts = (rng.randint(2, 5), 2) if model.agent == "openhands" else (rng.randint(6, 16), rng.randint(2, 4))
+        count, attempts = (
+            (rng.randint(2, 5), 2) if model.agent == "openhands" else (rng.randint(6, 16), rng.randint(2, 4))
+        )
     tasks = rng.sample(pool, count)
     slots = [task for task in tasks for _ in range(attempts)]
     rng.shuffle(slots)

@@ -26,17 +26,62 @@ from .paths import is_test_path
 from .shell import Simple
 from .trial import Trial, without_file_bodies
 
-_RUNNER_WORDS = ("test", "jest", "mocha", "rspec", "tox", "nox", "phpunit", "nose", "make check", "gradle check",
-                 "gradlew check", "mvn verify")
+_RUNNER_WORDS = (
+    "test",
+    "jest",
+    "mocha",
+    "rspec",
+    "tox",
+    "nox",
+    "phpunit",
+    "nose",
+    "make check",
+    "gradle check",
+    "gradlew check",
+    "mvn verify",
+)
 
-_TEST_PROGRAMS = frozenset({"pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "ctest", "rspec", "phpunit",
-                            "nosetests", "nose2", "karma", "ava", "cargo-nextest"})
+_TEST_PROGRAMS = frozenset(
+    {
+        "pytest",
+        "py.test",
+        "tox",
+        "nox",
+        "jest",
+        "vitest",
+        "mocha",
+        "ctest",
+        "rspec",
+        "phpunit",
+        "nosetests",
+        "nose2",
+        "karma",
+        "ava",
+        "cargo-nextest",
+    }
+)
 _TEST_SUBCOMMANDS = {
-    "go": {"test"}, "cargo": {"test", "nextest"}, "dotnet": {"test"}, "deno": {"test"}, "bun": {"test"},
-    "swift": {"test"}, "mix": {"test"}, "gradle": {"test", "check"}, "gradlew": {"test", "check"},
-    "mvn": {"test", "verify"}, "make": {"test", "tests", "check"}, "ninja": {"test"}, "npm": {"test", "t"},
-    "yarn": {"test"}, "pnpm": {"test"}, "sbt": {"test"}, "lein": {"test"}, "bazel": {"test"}, "cabal": {"test"},
-    "stack": {"test"}, "node": {"--test"},
+    "go": {"test"},
+    "cargo": {"test", "nextest"},
+    "dotnet": {"test"},
+    "deno": {"test"},
+    "bun": {"test"},
+    "swift": {"test"},
+    "mix": {"test"},
+    "gradle": {"test", "check"},
+    "gradlew": {"test", "check"},
+    "mvn": {"test", "verify"},
+    "make": {"test", "tests", "check"},
+    "ninja": {"test"},
+    "npm": {"test", "t"},
+    "yarn": {"test"},
+    "pnpm": {"test"},
+    "sbt": {"test"},
+    "lein": {"test"},
+    "bazel": {"test"},
+    "cabal": {"test"},
+    "stack": {"test"},
+    "node": {"--test"},
 }
 _TEST_MODULES = frozenset({"pytest", "unittest", "nose", "nose2", "tox", "doctest"})
 _TEST_SCRIPT = re.compile(r"(?:run[_-]?)?tests?(?:[_-]\w+)?\.(?:sh|bash|py)|(?:run|check)[_-]?(?:all)?\.sh")

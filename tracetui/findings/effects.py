@@ -21,23 +21,59 @@ MKDIR, FETCH, DEFINE, ON_PATH = "mkdir", "fetch", "define", "path"
 """Not writes: a directory made, a repository or package fetched (path: where to, source: what),
 an alias or function defined (path: its name), a directory put on PATH."""
 WRITES = frozenset({CREATE, MODIFY, DELETE, CHMOD, LINK})
-_WRAPPERS = frozenset({"sudo", "env", "nohup", "time", "command", "builtin", "exec", "nice", "stdbuf", "xvfb-run",
-                       "timeout", "doas"})
-_RUNNERS = {("uv", "run"), ("poetry", "run"), ("pipenv", "run"), ("pdm", "run"), ("hatch", "run"),
-            ("conda", "run"), ("bundle", "exec"), ("npx", None), ("bunx", None)}
+_WRAPPERS = frozenset(
+    {"sudo", "env", "nohup", "time", "command", "builtin", "exec", "nice", "stdbuf", "xvfb-run", "timeout", "doas"}
+)
+_RUNNERS = {
+    ("uv", "run"),
+    ("poetry", "run"),
+    ("pipenv", "run"),
+    ("pdm", "run"),
+    ("hatch", "run"),
+    ("conda", "run"),
+    ("bundle", "exec"),
+    ("npx", None),
+    ("bunx", None),
+}
 _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*=")
 _NO_FILE = ("/dev/", "&")
 _PY_OPEN = re.compile(r"""\bopen\(\s*(?:r|f)?(['"])([^'"\n]+)\1\s*,\s*(?:mode\s*=\s*)?['"]([rwax+bt]+)['"]""")
 _PY_PATH_WRITE = re.compile(r"""Path\(\s*(['"])([^'"\n]+)\1\s*\)\s*\.\s*(write_text|write_bytes|unlink|touch)\(""")
 _PY_REMOVE = re.compile(r"""\b(?:os\.(?:remove|unlink|rmdir)|shutil\.rmtree)\(\s*(['"])([^'"\n]+)\1""")
-_PY_COPY = re.compile(r"""\b(shutil\.(?:copy2?|copyfile|copytree|move)|os\.(?:rename|replace))\(\s*(['"])([^'"\n]+)\2\s*,\s*(['"])([^'"\n]+)\4""")
+_PY_COPY = re.compile(
+    r"""\b(shutil\.(?:copy2?|copyfile|copytree|move)|os\.(?:rename|replace))\(\s*(['"])([^'"\n]+)\2\s*,\s*(['"])([^'"\n]+)\4"""
+)
 _REMOTE = re.compile(r"(?:https?|ftp|git|ssh)://|git@[\w.-]+:")
 _DIFF_TARGET = re.compile(r"^\+\+\+ (?:b/)?(\S+)", re.MULTILINE)
 MAX_DEPTH = 3
-_CLONE_VALUES = ("--depth", "--branch", "--origin", "--config", "--reference", "--separate-git-dir", "--jobs",
-                 "--filter", "--template", "--shallow-since", "--shallow-exclude", "--upload-pack")
-_PIP_VALUES = ("--dest", "--platform", "--python-version", "--implementation", "--abi", "--index-url",
-               "--extra-index-url", "--no-binary", "--only-binary", "--requirement", "--constraint", "--find-links")
+_CLONE_VALUES = (
+    "--depth",
+    "--branch",
+    "--origin",
+    "--config",
+    "--reference",
+    "--separate-git-dir",
+    "--jobs",
+    "--filter",
+    "--template",
+    "--shallow-since",
+    "--shallow-exclude",
+    "--upload-pack",
+)
+_PIP_VALUES = (
+    "--dest",
+    "--platform",
+    "--python-version",
+    "--implementation",
+    "--abi",
+    "--index-url",
+    "--extra-index-url",
+    "--no-binary",
+    "--only-binary",
+    "--requirement",
+    "--constraint",
+    "--find-links",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +104,11 @@ def command_words(command: Simple) -> tuple[str, ...]:
             words.pop(0)
         elif head in _WRAPPERS:
             words.pop(0)
-            while words and (words[0].startswith("-") or _ASSIGNMENT.match(words[0])
-                             or (head in ("timeout", "nice") and re.fullmatch(r"[\d.]+[smhd]?", words[0]))):
+            while words and (
+                words[0].startswith("-")
+                or _ASSIGNMENT.match(words[0])
+                or (head in ("timeout", "nice") and re.fullmatch(r"[\d.]+[smhd]?", words[0]))
+            ):
                 words.pop(0)
         elif (head, words[1] if len(words) > 1 else None) in _RUNNERS and len(words) > 2:
             words = words[2:]
@@ -162,7 +201,7 @@ def _assignments(words: tuple[str, ...]):
             if words[:1] not in (("export",), ("declare",)):
                 break
             continue
-        yield word[: match.end() - 1], word[match.end():]
+        yield word[: match.end() - 1], word[match.end() :]
 
 
 def _echoed(words: tuple[str, ...]) -> str | None:
@@ -261,8 +300,11 @@ def _gh(words, add, cwd, body) -> None:
     """gh repo clone OWNER/REPO [DIR]."""
     if words[1:3] == ("repo", "clone") and len(words) > 3:
         operands = _operands(words[2:])
-        add(FETCH, operands[1] if len(operands) > 1 else _repository_name(operands[0]),
-            source="https://github.com/" + operands[0])
+        add(
+            FETCH,
+            operands[1] if len(operands) > 1 else _repository_name(operands[0]),
+            source="https://github.com/" + operands[0],
+        )
 
 
 def _pip(words, add, cwd, body) -> None:
@@ -281,8 +323,10 @@ def _mkdir(words, add, cwd, body) -> None:
 
 def _sed(words, add, cwd, body) -> None:
     """sed -i / perl -i: the files after the script (or after -e / -f scripts)."""
-    in_place = any(w == "--in-place" or w.startswith("--in-place=") or re.fullmatch(r"-[a-z]*i[a-z]*(?:\.\S*)?", w)
-                   for w in words[1:])
+    in_place = any(
+        w == "--in-place" or w.startswith("--in-place=") or re.fullmatch(r"-[a-z]*i[a-z]*(?:\.\S*)?", w)
+        for w in words[1:]
+    )
     if not in_place:
         return
     scripts = [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-e", "--expression", "-f")]
@@ -302,7 +346,9 @@ def _tee(words, add, cwd, body) -> None:
 
 def _chmod(words, add, cwd, body) -> None:
     operands = _operands(words, "")
-    mode = next((w for w in words[1:] if re.fullmatch(r"[-+=]?[ugoa]*[-+=][rwxXst]+|[0-7]{3,4}|[ugoa]*[-+=][rwxXst]*", w)), None)
+    mode = next(
+        (w for w in words[1:] if re.fullmatch(r"[-+=]?[ugoa]*[-+=][rwxXst]+|[0-7]{3,4}|[ugoa]*[-+=][rwxXst]*", w)), None
+    )
     operands = [w for w in operands if w != mode]
     if posixpath.basename(words[0]) == "chmod" and mode is None and operands:
         mode, operands = operands[0], operands[1:]
@@ -347,7 +393,7 @@ def _patch(words, add, cwd, body) -> None:
 
 def _find(words, add, cwd, body) -> None:
     """`find DIR ... -delete` or `-exec rm|sed -i|perl -i ...`: the matched files under DIR."""
-    run = words[words.index("-exec") + 1:] if "-exec" in words else ()
+    run = words[words.index("-exec") + 1 :] if "-exec" in words else ()
     program = posixpath.basename(run[0]) if run else ""
     deletes = "-delete" in words or program in ("rm", "unlink")
     edits = program in ("sed", "perl") and any(re.fullmatch(r"-[a-z]*i[a-z]*(?:\.\S*)?|--in-place\S*", w) for w in run)
@@ -407,7 +453,7 @@ def _long_value(words: tuple[str, ...], option: str) -> str | None:
         if word == option and i + 1 < len(words):
             return words[i + 1]
         if word.startswith(option + "="):
-            return word[len(option) + 1:]
+            return word[len(option) + 1 :]
     return None
 
 
@@ -446,19 +492,54 @@ def _python_effects(code: str, add) -> None:
 
 
 _HANDLERS = {
-    "cp": _copy, "rsync": _copy, "install": _copy, "mv": _move, "rm": _remove, "rmdir": _remove,
-    "unlink": _remove, "shred": _remove, "git": _git, "sed": _sed, "perl": _sed, "tee": _tee,
-    "chmod": _chmod, "chown": _chmod, "chgrp": _chmod, "chattr": _chmod, "ln": _link, "truncate": _truncate,
-    "dd": _dd, "patch": _patch, "find": _find, "curl": _download, "wget": _download, "tar": _extract,
-    "unzip": _extract, "cd": _cd, "pushd": _cd, "alias": _alias, "gh": _gh, "pip": _pip, "pip3": _pip,
+    "cp": _copy,
+    "rsync": _copy,
+    "install": _copy,
+    "mv": _move,
+    "rm": _remove,
+    "rmdir": _remove,
+    "unlink": _remove,
+    "shred": _remove,
+    "git": _git,
+    "sed": _sed,
+    "perl": _sed,
+    "tee": _tee,
+    "chmod": _chmod,
+    "chown": _chmod,
+    "chgrp": _chmod,
+    "chattr": _chmod,
+    "ln": _link,
+    "truncate": _truncate,
+    "dd": _dd,
+    "patch": _patch,
+    "find": _find,
+    "curl": _download,
+    "wget": _download,
+    "tar": _extract,
+    "unzip": _extract,
+    "cd": _cd,
+    "pushd": _cd,
+    "alias": _alias,
+    "gh": _gh,
+    "pip": _pip,
+    "pip3": _pip,
     "mkdir": _mkdir,
 }
 
 
 def editor_effect(command: str, path: str, content: str | None, call: Simple) -> Effect | None:
     """A file-editing tool call (`str_replace_editor` create / str_replace / insert...) as an effect."""
-    verb = {"create": CREATE, "write": CREATE, "overwrite": CREATE, "str_replace": MODIFY, "insert": MODIFY,
-            "undo_edit": MODIFY, "edit": MODIFY, "append": MODIFY, "delete": DELETE}.get(command)
+    verb = {
+        "create": CREATE,
+        "write": CREATE,
+        "overwrite": CREATE,
+        "str_replace": MODIFY,
+        "insert": MODIFY,
+        "undo_edit": MODIFY,
+        "edit": MODIFY,
+        "append": MODIFY,
+        "delete": DELETE,
+    }.get(command)
     if verb is None or not path:
         return None
     return Effect(verb, normalize(path), call, None, content)

@@ -39,9 +39,10 @@ def find_findings(
     try:
         if summarized is None:
             summarized = bool(history.subagents)
-        trial = Trial(history.messages, result if isinstance(result, str) else None, verifier_log, summarized,
-                      verifier_tests)
-    except Exception:  # noqa: BLE001 - not a history at all: nothing to find
+        trial = Trial(
+            history.messages, result if isinstance(result, str) else None, verifier_log, summarized, verifier_tests
+        )
+    except Exception:
         return []
     found: dict[tuple[str, int], Finding] = {}
     for rule in _RULES:
@@ -54,5 +55,5 @@ def _guarded(rule: Callable[[Trial], Iterable[Finding]], trial: Trial) -> Iterat
     """The rule's findings; on an exception, none of them (half a rule's findings would mislead)."""
     try:
         return iter(list(rule(trial)))
-    except Exception:  # noqa: BLE001 - odd content must never take the engine down
+    except Exception:
         return iter(())

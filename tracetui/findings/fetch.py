@@ -26,11 +26,15 @@ _FETCHES = ("clone", "download", "curl", "wget")
 _REMOTE = re.compile(r"(?:https?|git|ssh)://|git@[\w.-]+:")
 _CODE_HOSTS = re.compile(
     r"(?:^|[/@.])(?:github\.com|githubusercontent\.com|gitlab\.com|bitbucket\.org|codeberg\.org|sourceforge\.net"
-    r"|sr\.ht|pythonhosted\.org|pypi\.org|crates\.io|registry\.npmjs\.org|proxy\.golang\.org)(?:[:/]|$)")
+    r"|sr\.ht|pythonhosted\.org|pypi\.org|crates\.io|registry\.npmjs\.org|proxy\.golang\.org)(?:[:/]|$)"
+)
 _NOT_CODE = re.compile(r"huggingface\.co|hf\.co/")
 _ARCHIVE = re.compile(r"\.(?:tar\.gz|tgz|tar\.bz2|tbz2?|tar\.xz|txz|tar\.zst|tar|zip|whl)(?:[?#]|$)", re.IGNORECASE)
-_CODE_FILE = re.compile(r"\.(?:py|pyx|js|mjs|ts|tsx|jsx|go|rs|c|cc|cpp|h|hpp|java|kt|rb|php|cs|swift|scala|sh|pl|lua"
-                        r"|r|jl|ex|exs|clj|hs|ml|sql)$", re.IGNORECASE)
+_CODE_FILE = re.compile(
+    r"\.(?:py|pyx|js|mjs|ts|tsx|jsx|go|rs|c|cc|cpp|h|hpp|java|kt|rb|php|cs|swift|scala|sh|pl|lua"
+    r"|r|jl|ex|exs|clj|hs|ml|sql)$",
+    re.IGNORECASE,
+)
 _EXTRACTORS = ("tar", "unzip")
 _ARCHIVE_OF_REPOSITORY = re.compile(r"/([^/]+)/(?:-/)?(?:archive|tarball|zipball)/")
 _RECURSIVE = re.compile(r"^-(?:[a-zA-Z]*[rRa][a-zA-Z]*)$|^--(?:recursive|archive)$")

@@ -57,7 +57,9 @@ def _same_commands(trial: Trial, replies: list[int]) -> Iterator[Finding]:
         if end - start >= MIN_RUN and keys[start]:
             command = keys[start][0]
             evidence = f"{command} ×{end - start} with the same output (messages {replies[start]}–{replies[end - 1]})"
-            yield trial.finding("repeat-loop", replies[start], evidence, *trial.step(replies[start]).scripts[:1], command)
+            yield trial.finding(
+                "repeat-loop", replies[start], evidence, *trial.step(replies[start]).scripts[:1], command
+            )
         start = end
 
 

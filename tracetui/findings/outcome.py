@@ -16,16 +16,37 @@ from ..trace.outcome import ERROR
 from .model import Finding
 from .trial import Trial
 
-
 _CONTEXT = frozenset({"ContextLengthExceededError", "ContextWindowExceededError"})
-_INFRA = frozenset({
-    "DaytonaError", "DockerError", "ModalError", "RunloopError", "E2BError", "SandboxError", "EnvironmentError",
-    "EnvironmentStartTimeoutError", "AgentSetupTimeoutError", "AddTestsDirError", "DownloadVerifierDirError",
-    "UploadError", "RewardFileNotFoundError", "RewardFileEmptyError", "VerifierOutputParseError",
-    "NonZeroAgentExitCodeError", "BadRequestError", "RateLimitError", "APIConnectionError", "APIError",
-    "InternalServerError", "ServiceUnavailableError", "AuthenticationError", "PermissionDeniedError",
-    "Timeout", "APITimeoutError",
-})
+_INFRA = frozenset(
+    {
+        "DaytonaError",
+        "DockerError",
+        "ModalError",
+        "RunloopError",
+        "E2BError",
+        "SandboxError",
+        "EnvironmentError",
+        "EnvironmentStartTimeoutError",
+        "AgentSetupTimeoutError",
+        "AddTestsDirError",
+        "DownloadVerifierDirError",
+        "UploadError",
+        "RewardFileNotFoundError",
+        "RewardFileEmptyError",
+        "VerifierOutputParseError",
+        "NonZeroAgentExitCodeError",
+        "BadRequestError",
+        "RateLimitError",
+        "APIConnectionError",
+        "APIError",
+        "InternalServerError",
+        "ServiceUnavailableError",
+        "AuthenticationError",
+        "PermissionDeniedError",
+        "Timeout",
+        "APITimeoutError",
+    }
+)
 """The environment, the verifier's plumbing or the model API failed: nothing the agent chose."""
 _INFRA_WORDS = re.compile(r"Daytona|Docker|Modal|Runloop|E2B|Sandbox|Environment")
 _TIMEOUT = re.compile(r"\w*TimeoutError")
@@ -36,9 +57,15 @@ def outcome_findings(trial: Trial) -> Iterator[Finding]:
     name = (trial.result or "").strip()
     if trial.outcome == ERROR and re.fullmatch(r"[A-Za-z_][\w.]*", name):
         short = name.rsplit(".", 1)[-1]
-        kind = ("context-overflow" if short in _CONTEXT
-                else "infra-error" if short in _INFRA or _INFRA_WORDS.match(short)
-                else "timeout" if _TIMEOUT.fullmatch(short) else None)
+        kind = (
+            "context-overflow"
+            if short in _CONTEXT
+            else "infra-error"
+            if short in _INFRA or _INFRA_WORDS.match(short)
+            else "timeout"
+            if _TIMEOUT.fullmatch(short)
+            else None
+        )
         if kind is not None:
             yield trial.finding(kind, last, f"result: {name}")
     restart = next((i for i, m in enumerate(trial.messages) if m.restart), None)

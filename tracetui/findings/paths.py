@@ -26,10 +26,34 @@ PYTEST_SETTINGS = re.compile(r"pytest|addopts|testpaths|python_files|python_func
 GENERATED = re.compile(r"(?:^|/)(?:__pycache__|\.pytest_cache|\.mypy_cache|\.ruff_cache)(?:/|$)|\.py[co]$")
 """Files a test run generates: removing them is housekeeping, not tampering."""
 
-VERIFIER_TOOLS = frozenset({
-    "pytest", "py.test", "python", "python3", "pip", "pip3", "uv", "uvx", "cargo", "rustc", "go", "npm",
-    "npx", "node", "jest", "mocha", "gradle", "mvn", "ctest", "cmake", "make", "bash", "sh", "curl",
-})
+VERIFIER_TOOLS = frozenset(
+    {
+        "pytest",
+        "py.test",
+        "python",
+        "python3",
+        "pip",
+        "pip3",
+        "uv",
+        "uvx",
+        "cargo",
+        "rustc",
+        "go",
+        "npm",
+        "npx",
+        "node",
+        "jest",
+        "mocha",
+        "gradle",
+        "mvn",
+        "ctest",
+        "cmake",
+        "make",
+        "bash",
+        "sh",
+        "curl",
+    }
+)
 """Programs a verifier's test script runs (test.sh installs uv with curl, then runs pytest...)."""
 _SCRATCH = ("/tmp", "/var/tmp", "/dev/shm", "/root", "~", "$HOME", "/home")
 _WORKSPACES = ("/app", "/testbed", "/workspace", "/repo", "/code", "/src", "/project", "/solution")
@@ -38,7 +62,7 @@ _WORKSPACES = ("/app", "/testbed", "/workspace", "/repo", "/code", "/src", "/pro
 def normalize(path: str, cwd: str | None = None) -> str:
     """`path` made absolute against `cwd` when it is relative and cwd is known; `.`/`..` resolved."""
     path = path.strip()
-    if path.startswith("${HOME}") or path.startswith("$HOME"):
+    if path.startswith(("${HOME}", "$HOME")):
         path = "~" + path.split("}", 1)[-1] if path.startswith("${") else "~" + path[5:]
     if cwd and not path.startswith(("/", "~", "$")):
         path = cwd.rstrip("/") + "/" + path
@@ -97,7 +121,10 @@ def is_workspace(path: str) -> bool:
 
 def is_verifier_output(path: str) -> bool:
     """The verifier's own output: the reward file and anything else under /logs/verifier."""
-    return path.startswith(VERIFIER_LOGS + "/") or re.search(r"(?:^|/)logs/verifier/reward\.(?:txt|json)$", path) is not None
+    return (
+        path.startswith(VERIFIER_LOGS + "/")
+        or re.search(r"(?:^|/)logs/verifier/reward\.(?:txt|json)$", path) is not None
+    )
 
 
 def is_bin_dir(path: str, path_dirs: set[str]) -> bool:

@@ -20,7 +20,7 @@ _TOKEN = re.compile(
     r"|(?P<comment>\#[^\n]*)"
     r"|(?P<op>&&|\|\||;;|\|&|[|;&()])"
     r"|(?P<redirect>(?:\d+|&)?(?:>>|>\||>&|&>|>|<<<|<<-|<<|<>|<&|<))"
-    r"|(?P<word>(?:[^\s'\"\\|&;<>()`$]+|'[^']*+'?|\"(?:[^\"\\]|\\.)*+\"?|\$'(?:[^'\\]|\\.)*+'?"
+    r"|(?P<word>(?:[^\s'\"\\|&;<>()`$]+|'[^']*'?|\"(?:[^\"\\]|\\.)*\"?|\$'(?:[^'\\]|\\.)*'?"
     r"|\$\((?:[^()]|\([^()]*\))*\)?|\$\{[^}]*\}?|\$|`[^`]*`?|\\.|\\\Z)+)"
     r"|(?P<other>.)",
     re.DOTALL,
@@ -93,6 +93,7 @@ class _Reader:
         expect_target: str | None = None  # a redirection operator waiting for its word
         while pos < len(script):
             match = _TOKEN.match(script, pos)
+            assert match is not None  # `other` matches any character
             kind, text = match.lastgroup, match.group()
             pos = match.end()
             if kind == "word":
@@ -132,7 +133,7 @@ class _Reader:
         return None
 
     def _redirect(self, operator: str, target: str) -> None:
-        if operator.endswith("<<") or operator.endswith("<<-"):
+        if operator.endswith(("<<", "<<-")):
             self.pending.append((unquote(target), operator.endswith("-")))
         elif operator.endswith("<<<"):
             self.heredoc = unquote(target)
@@ -153,8 +154,9 @@ class _Reader:
                 body, pos = script[pos : max(pos, end.start() - 1)], min(len(script), end.end() + 1)
         if body is not None and self.heredoc_owner is not None:
             command = self.out[self.heredoc_owner]
-            self.out[self.heredoc_owner] = Simple(command.words, command.redirects, body, command.text, command.piped,
-                                                  command.defines)
+            self.out[self.heredoc_owner] = Simple(
+                command.words, command.redirects, body, command.text, command.piped, command.defines
+            )
         self.pending = []
         self.heredoc_owner = None
         return pos

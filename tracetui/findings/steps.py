@@ -19,8 +19,16 @@ _SHELL_TOOLS = ("bash", "shell", "terminal", "command", "exec", "run", "cmd")
 _SHELL_ARGUMENTS = ("command", "cmd", "keystrokes", "script")
 _PATH_ARGUMENTS = ("path", "file_path", "filename", "file", "target_file")
 _CONTENT_ARGUMENTS = ("file_text", "content", "new_str", "text", "contents", "code_edit")
-_EDITOR_VERBS = {"write": "create", "create": "create", "edit": "edit", "replace": "str_replace",
-                 "insert": "insert", "append": "append", "delete": "delete", "patch": "edit"}
+_EDITOR_VERBS = {
+    "write": "create",
+    "create": "create",
+    "edit": "edit",
+    "replace": "str_replace",
+    "insert": "insert",
+    "append": "append",
+    "delete": "delete",
+    "patch": "edit",
+}
 
 
 @dataclass(slots=True)
@@ -66,8 +74,11 @@ def _read_tool_call(call: ToolCall, step: Step) -> None:
     path = next((arguments[k] for k in _PATH_ARGUMENTS if isinstance(arguments.get(k), str)), None)
     if path is not None:
         command = arguments.get("command")
-        verb = command if isinstance(command, str) else next(
-            (v for word, v in _EDITOR_VERBS.items() if word in name), None)
+        verb = (
+            command
+            if isinstance(command, str)
+            else next((v for word, v in _EDITOR_VERBS.items() if word in name), None)
+        )
         content = next((arguments[k] for k in _CONTENT_ARGUMENTS if isinstance(arguments.get(k), str)), None)
         if verb is not None:
             call_text = f"{call.name} {verb} {path}"

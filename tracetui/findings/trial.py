@@ -209,7 +209,7 @@ def without_file_bodies(text: str) -> str:
     while at >= 0:
         opening = _HEREDOC.match(text, at)
         end = _file_body_end(text, at, opening) if opening else -1
-        if end < 0:
+        if end < 0 or opening is None:
             at = text.find("<<", at + 2)
             continue
         pieces.append(text[kept : opening.end()])

@@ -7,8 +7,8 @@ Blocks name palette roles, not colours, so a theme change restyles them without 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from rich.text import Text
 

@@ -13,18 +13,18 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from rich.text import Text
 
-from tracetui.trace.model import Message
-from tracetui.trace.actions import AssistantReply, Command, ToolCall, parse_assistant
+from tracetui.render.ansi import ansi_text
 from tracetui.render.block import Block
 from tracetui.render.highlight import highlight
-from tracetui.render.ansi import ansi_text
-from tracetui.trace.sanitize import sanitize
+from tracetui.trace.actions import AssistantReply, Command, ToolCall, parse_assistant
 from tracetui.trace.harness import HARNESS_KINDS, Part, classify_user
+from tracetui.trace.model import Message
+from tracetui.trace.sanitize import sanitize
 
 MAX_LINES = 200
 """A block with more lines than this is cut to its head and tail..."""
@@ -53,13 +53,21 @@ HEADER_ROLES = ("assistant", "user", "system")
 """Message roles with a header colour of their own (palette roles of the same name); others get
 `other_role`."""
 
-_CODE_ARGUMENTS = {"command": "bash", "cmd": "bash", "code": "python",
-                   "file_text": None, "new_str": None, "old_str": None, "content": None,
-                   "patch": "diff"}
-_FENCE = re.compile(r"^[ \t]*```[ \t]*([^\s`]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$\n?|\Z)",
-                    re.MULTILINE | re.DOTALL)
-_OMITTED = re.compile(r"\n?\[\.\.\. output limited to (\d[\d,]{0,20}) bytes; (\d[\d,]{0,20}) interior "
-                      r"bytes omitted \.\.\.\]\n?")
+_CODE_ARGUMENTS = {
+    "command": "bash",
+    "cmd": "bash",
+    "code": "python",
+    "file_text": None,
+    "new_str": None,
+    "old_str": None,
+    "content": None,
+    "patch": "diff",
+}
+_FENCE = re.compile(r"^[ \t]*```[ \t]*([^\s`]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$\n?|\Z)", re.MULTILINE | re.DOTALL)
+_OMITTED = re.compile(
+    r"\n?\[\.\.\. output limited to (\d[\d,]{0,20}) bytes; (\d[\d,]{0,20}) interior "
+    r"bytes omitted \.\.\.\]\n?"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +116,10 @@ def _header(message: Message, i: int, total: int, badge: str | None, size: int) 
 def _pieces_block(pieces: list[tuple[str, str]], **fields) -> Block:
     """A block made of our own (already safe) fragments, each in the style of its palette role."""
     text = "".join(piece for piece, _ in pieces)
-    styler = lambda palette: Text.assemble(*((piece, palette[role] if role else "") for piece, role in pieces))
+
+    def styler(palette):
+        return Text.assemble(*((piece, palette[role] if role else "") for piece, role in pieces))
+
     return Block(text, styler=styler, **fields)
 
 
@@ -119,6 +130,7 @@ def _size(n: int) -> str:
 
 
 # --- long content -----------------------------------------------------------------------------
+
 
 def _cut(s: str) -> tuple[int, int] | None:
     """(end of head, start of tail) for text too long to show whole; None when it is not.
@@ -175,29 +187,27 @@ def _hidden_marker(s: str, head_end: int, tail_start: int, indent: int) -> Block
     end = tail_start - (tail_start > start and s[tail_start - 1] == "\n")
     lines = s.count("\n", start, end) + 1 if end > start else 0
     what = f"{lines:,} lines" if lines > 1 else f"{end - start:,} characters"
-    return Block(f"… {what} ({_size(end - start)}) hidden — Enter to expand", style="marker",
-                 indent=indent, action="expand")
+    return Block(
+        f"… {what} ({_size(end - start)}) hidden — Enter to expand", style="marker", indent=indent, action="expand"
+    )
 
 
-def _cut_blocks(raw: str, state: MessageState, make: Callable[[str], list[Block]],
-                indent: int = 0) -> list[Block]:
+def _cut_blocks(raw: str, state: MessageState, make: Callable[[str], list[Block]], indent: int = 0) -> list[Block]:
     """`make`'s blocks for raw text, cut to head and tail (around a marker) unless expanded."""
     cut = _cut(raw)
     if cut is None:
         return make(raw)
     if state.expanded:
-        collapse = Block("▴ shown whole — Enter to collapse", style="marker", indent=indent,
-                         action="expand")
+        collapse = Block("▴ shown whole — Enter to collapse", style="marker", indent=indent, action="expand")
         return [*make(raw), collapse]
     head_end, tail_start = cut
-    return [*make(raw[:head_end]), _hidden_marker(raw, head_end, tail_start, indent),
-            *make(raw[tail_start:])]
+    return [*make(raw[:head_end]), _hidden_marker(raw, head_end, tail_start, indent), *make(raw[tail_start:])]
 
 
 # --- prose, code, terminal --------------------------------------------------------------------
 
-def _prose(raw: str, state: MessageState, style: str = "", indent: int = 0,
-           label: str = "") -> list[Block]:
+
+def _prose(raw: str, state: MessageState, style: str = "", indent: int = 0, label: str = "") -> list[Block]:
     """Prose with its fenced code blocks highlighted; `label` (e.g. "Analysis") leads it."""
     if not raw.strip():
         return [Block(f"{label}:", style="label", indent=indent)] if label else []
@@ -215,7 +225,7 @@ def _labelled(label: str, block: Block) -> Block:
     """The block with `Label: ` in front of its first line."""
     prefix = f"{label}: "
     inner = block.styler
-    styler = lambda palette: Text.assemble((prefix, palette["label"]), inner(palette) if inner else block.text)
+    styler = lambda palette: Text.assemble((prefix, palette["label"]), inner(palette) if inner else block.text)  # noqa: E731
     return Block(prefix + block.text, style=block.style, styler=styler, indent=block.indent)
 
 
@@ -264,8 +274,10 @@ def _terminal_piece(raw: str, indent: int) -> Block:
         pos = omitted.end()
     segments += _blank_runs(raw[pos:])
     text = "\n".join(sanitize(s) if role is None else s for s, role in segments)
-    styler = lambda palette: Text("\n").join(ansi_text(s) if role is None else Text(s, palette[role])
-                                             for s, role in segments)
+    styler = lambda palette: Text("\n").join(
+        ansi_text(s) if role is None else Text(s, palette[role])  # noqa: E731
+        for s, role in segments
+    )
     return Block(text, style="terminal", styler=styler, indent=indent, wrap=False)
 
 
@@ -292,6 +304,7 @@ def _blank_runs(raw: str) -> list[tuple[str, str | None]]:
 
 
 # --- assistant --------------------------------------------------------------------------------
+
 
 def _assistant(reply: AssistantReply, harness: str | None, state: MessageState) -> list[Block]:
     blocks = [block for think in reply.think for block in _think(think, state)]
@@ -320,8 +333,10 @@ def _think(think: str, state: MessageState) -> list[Block]:
         words = " ".join(sanitize(think[:400]).split())
         preview = words if len(words) <= 100 else words[:99].rstrip() + "…"
         return [Block(f"▸ thinking ({size}): {preview}", style="think", action="think")]
-    return [Block(f"▾ thinking ({size})", style="think", action="think"),
-            *_prose(think, state, style="think", indent=2)]
+    return [
+        Block(f"▾ thinking ({size})", style="think", action="think"),
+        *_prose(think, state, style="think", indent=2),
+    ]
 
 
 def _harness_feedback(history: Sequence[Message], i: int) -> str | None:
@@ -336,8 +351,7 @@ def _harness_feedback(history: Sequence[Message], i: int) -> str | None:
 def _unparsed(reply: AssistantReply, harness: str | None, state: MessageState) -> list[Block]:
     """The raw reply, flagged, with why it did not parse beneath it."""
     blocks = [Block("⚠ unparsed reply", style="error.heading")]
-    blocks += _cut_blocks(reply.body.strip("\n"), state,
-                          lambda piece: [_text_block(piece, "", 2)], 2)
+    blocks += _cut_blocks(reply.body.strip("\n"), state, lambda piece: [_text_block(piece, "", 2)], 2)
     if harness is not None:
         feedback = harness.partition("\n")[2].split("\n\nPlease fix these issues")[0].strip()
         blocks.append(Block("↳ harness said:", style="error.heading", indent=2))
@@ -355,22 +369,25 @@ def _command(number: int, command: Command, state: MessageState) -> list[Block]:
     timing = f"⏱ {command.duration:g}s" if command.duration is not None else "⏱ 1s (default)"
     head = f"{number:>2}. "
     if key is not None:
-        return [_pieces_block([(head, "command"), (f"⌨ {sanitize(key)}", "key"),
-                               (f"   {timing}", "command")])]
+        return [_pieces_block([(head, "command"), (f"⌨ {sanitize(key)}", "key"), (f"   {timing}", "command")])]
     if not keystrokes:
         return [Block(f"{head}(wait)   {timing}", style="command")]
     enter = keystrokes.endswith("\n")
     note = "" if enter else "   (no Enter: typed, not run)"
-    return [Block(f"{head}{timing}{note}", style="command"),
-            *_code(keystrokes[:-1] if enter else keystrokes, "bash", state, indent=4)]
+    return [
+        Block(f"{head}{timing}{note}", style="command"),
+        *_code(keystrokes[:-1] if enter else keystrokes, "bash", state, indent=4),
+    ]
 
 
 def _tool_call(call: ToolCall, state: MessageState) -> list[Block]:
     name = sanitize(call.name)[:80]
     if call.error is not None:
-        return [Block(f"⚙ {name}: unparsed tool call", style="error.heading"),
-                *_code(call.raw, None, state, indent=4),
-                Block(f"↳ {sanitize(call.error)}", style="error", indent=2)]
+        return [
+            Block(f"⚙ {name}: unparsed tool call", style="error.heading"),
+            *_code(call.raw, None, state, indent=4),
+            Block(f"↳ {sanitize(call.error)}", style="error", indent=2),
+        ]
     arguments = dict(call.arguments)
     blocks = []
     keystrokes = arguments.pop("keystrokes", None)
@@ -386,8 +403,10 @@ def _tool_call(call: ToolCall, state: MessageState) -> list[Block]:
         key = sanitize(str(key))[:80]
         if isinstance(value, str) and key in _CODE_ARGUMENTS and not (key == "command" and editor):
             lang = _CODE_ARGUMENTS[key] or str(arguments.get("path") or "") or None  # resolved lazily
-            blocks += [Block(f"{key}:", style="command", indent=2),
-                       *_code(value.removesuffix("\n"), lang, state, indent=4)]
+            blocks += [
+                Block(f"{key}:", style="command", indent=2),
+                *_code(value.removesuffix("\n"), lang, state, indent=4),
+            ]
         elif isinstance(value, str) and ("\n" in value or len(value) > 100):
             blocks += _prose(value, state, indent=2, label=key)
         else:
@@ -399,6 +418,7 @@ def _tool_call(call: ToolCall, state: MessageState) -> list[Block]:
 
 # --- user and other roles ---------------------------------------------------------------------
 
+
 def _user_parts(kind: str, parts: tuple[Part, ...], state: MessageState) -> list[Block]:
     blocks = []
     for part in parts:
@@ -407,8 +427,10 @@ def _user_parts(kind: str, parts: tuple[Part, ...], state: MessageState) -> list
         elif part.kind == "terminal":
             blocks += _terminal(part.text, state)
         elif part.kind == "code":
-            blocks += [Block(f"{sanitize(part.label)}:", style="command"),
-                       *_code(part.text, part.lang, state, indent=2)]
+            blocks += [
+                Block(f"{sanitize(part.label)}:", style="command"),
+                *_code(part.text, part.lang, state, indent=2),
+            ]
         elif part.kind == "harness" and kind in HARNESS_KINDS:
             blocks += _prose(part.text.strip("\n"), state, style=f"harness.{kind}")
         else:
@@ -420,5 +442,7 @@ def _template(part: Part, state: MessageState) -> list[Block]:
     title = f"{sanitize(part.label)} ({_size(len(part.text))})"
     if not state.expanded:
         return [Block(f"▸ {title}", style="folded", action="expand")]
-    return [Block(f"▾ {title}", style="folded", action="expand"),
-            *_prose(part.text.strip("\n"), state, style="folded", indent=2)]
+    return [
+        Block(f"▾ {title}", style="folded", action="expand"),
+        *_prose(part.text.strip("\n"), state, style="folded", indent=2),
+    ]

@@ -6,8 +6,8 @@ default one, the hand-picked colours of the default dark theme, with monokai for
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from pygments.styles import get_style_by_name
 from pygments.token import Token, _TokenType
@@ -99,11 +99,16 @@ def _pygments_tokens(name: str) -> dict[_TokenType, Style | None]:
     for ttype, spec in get_style_by_name(name):
         if ttype in Token.Text or ttype is Token:
             continue
-        style = Style(color=f"#{spec['color']}" if spec["color"] else None, bold=spec["bold"] or None,
-                      italic=spec["italic"] or None, underline=spec["underline"] or None)
+        style = Style(
+            color=f"#{spec['color']}" if spec["color"] else None,
+            bold=spec["bold"] or None,
+            italic=spec["italic"] or None,
+            underline=spec["underline"] or None,
+        )
         tokens[ttype] = style or None
     return tokens
 
 
-DEFAULT_PALETTE = Palette({role: Style.parse(spec) for role, spec in DEFAULT_ROLES.items()},
-                          _pygments_tokens("monokai"))
+DEFAULT_PALETTE = Palette(
+    {role: Style.parse(spec) for role, spec in DEFAULT_ROLES.items()}, _pygments_tokens("monokai")
+)

@@ -64,8 +64,7 @@ def verifier_view(
             failure = failures.get(name)
             line = failure.line if failure else next((t.line for t in report.tests if t.name == name), -1)
             assertion = f"\n    {failure.assertion}" if failure and failure.assertion else ""
-            blocks.append(Block(sanitize(f"✘ {name}{assertion}"), style="failed_test", action=f"goto:{line}",
-                                indent=1))
+            blocks.append(Block(sanitize(f"✘ {name}{assertion}"), style="failed_test", action=f"goto:{line}", indent=1))
     blocks.append(Block("Log", style="heading"))
     view = VerifierView(blocks)
     raw_lines = text.split("\n")
@@ -80,8 +79,9 @@ def verifier_view(
                 continue
             if a > position:
                 _log_block(view, raw_lines, position, a)
-            blocks.append(Block(f"▸ {b - a} lines of install output — Enter to show", style="fold",
-                                action=f"noise:{number}"))
+            blocks.append(
+                Block(f"▸ {b - a} lines of install output — Enter to show", style="fold", action=f"noise:{number}")
+            )
             view.line_block.append((a, len(blocks) - 1))
             position = max(position, b)
         if position < stop:

@@ -6,12 +6,17 @@ A missing file is the defaults; a broken one is the defaults plus a one-line war
 
 from __future__ import annotations
 
-import tomllib
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
 
 from ..paths import config_dir
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the same parser, before it joined the standard library
+    import tomli as tomllib
 
 DEFAULT_LABELS = ("reward-hack", "bad-task", "env-issue", "tool-misuse", "good-example")
 KEYED_LABELS = 9
@@ -46,12 +51,12 @@ def load_config(path: Path | None = None) -> tuple[Config, str | None]:
         return Config(), f"{path}: {reason}; using the default labels and keys"
     keymap, warning = data.get("keymap", {}), None
     if not isinstance(keymap, dict):
-        keymap, warning = {}, f"{path}: `keymap` must be a table of binding id = \"keys\"; using the default keys"
+        keymap, warning = {}, f'{path}: `keymap` must be a table of binding id = "keys"; using the default keys'
     labels, label_warning = _labels(data.get("labels", DEFAULT_LABELS))
     return Config(labels, _dotted(keymap)), f"{path}: {label_warning}" if label_warning else warning
 
 
-def _dotted(table: dict, prefix: str = "") -> dict[str, object]:
+def _dotted(table: dict[str, object], prefix: str = "") -> dict[str, object]:
     """TOML reads `trial.next = "ctrl+n"` as a nested table: back to the id "trial.next"."""
     flat: dict[str, object] = {}
     for key, value in table.items():

@@ -17,10 +17,11 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Iterable, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -100,7 +101,7 @@ class LabelStore:
         self._lock = threading.Lock()
 
     @classmethod
-    def open(cls, path: Path | None = None, timeout: float = 2.0) -> "LabelStore":
+    def open(cls, path: Path | None = None, timeout: float = 2.0) -> LabelStore:
         """Open (or create) the store; never raises. Check `pop_warning()` afterwards."""
         path = Path(path) if path is not None else data_dir() / DB_NAME
         try:
@@ -113,7 +114,9 @@ class LabelStore:
                 problem = str(again)
         except (sqlite3.Error, OSError) as exc:
             problem = f"{exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)
-        return cls(_memory_copy(path, timeout), None, timeout, f"labels kept in memory only: cannot use {path} ({problem})")
+        return cls(
+            _memory_copy(path, timeout), None, timeout, f"labels kept in memory only: cannot use {path} ({problem})"
+        )
 
     @property
     def persistent(self) -> bool:
@@ -235,16 +238,17 @@ class LabelStore:
                     if self._conn.in_transaction:
                         self._conn.rollback()
                     raise
+            assert problem is not None  # every attempt returned or failed
             if self.path is None:
                 raise problem
-            self._to_memory(problem)
+            self._to_memory(self.path, problem)
         return self._run(work, write)
 
-    def _to_memory(self, problem: sqlite3.Error) -> None:
-        memory = _memory_copy(self.path, self._timeout)
+    def _to_memory(self, path: Path, problem: sqlite3.Error) -> None:
+        memory = _memory_copy(path, self._timeout)
         self._conn.close()
         self._conn = memory
-        message = f"labels kept in memory only from now on: {self.path} failed ({problem})"
+        message = f"labels kept in memory only from now on: {path} failed ({problem})"
         self._warning = message if not self._warning else f"{self._warning}; {message}"
         self.path = None
 
@@ -318,11 +322,29 @@ def _memory_copy(path: Path, timeout: float) -> sqlite3.Connection:
     return memory  # what could be copied, maybe nothing
 
 
+# SQLite's message for each result code acted on here: Python 3.10's errors carry only the message.
+_CODE_BY_MESSAGE = (
+    ("database is locked", _SQLITE_BUSY),
+    ("database table is locked", _SQLITE_LOCKED),
+    ("database schema is locked", _SQLITE_LOCKED),
+    ("database disk image is malformed", _SQLITE_CORRUPT),
+    ("malformed database schema", _SQLITE_CORRUPT),
+    ("file is not a database", _SQLITE_NOTADB),
+    ("file is encrypted or is not a database", _SQLITE_NOTADB),
+)
+
+
 def _error_code(exc: sqlite3.Error) -> int:
-    return (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+    """The primary SQLite result code of an error: Python 3.11+ carries it, else it is read from
+    the message SQLite gave for it (0 when the message is not one of those)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF
+    message = str(exc)
+    return next((code for text, code in _CODE_BY_MESSAGE if message.startswith(text)), 0)
 
 
-def _record(row: tuple) -> Record:
+def _record(row: tuple[Any, ...]) -> Record:
     dataset_id, revision, trial, named, labels, note, task, model, updated = row
     key = TrialKey(dataset_id, revision, trial, bool(named), task, model)
     return Record(key, frozenset(json.loads(labels)), note, updated)
@@ -330,7 +352,7 @@ def _record(row: tuple) -> Record:
 
 def _effective(conn: sqlite3.Connection, dataset_id: str, revision: str, trial: str | None = None) -> list[Record]:
     sql = f"SELECT {_COLUMNS} FROM trial WHERE dataset_id = ? AND (revision = ? OR named = 1)"
-    args: list = [dataset_id, revision]
+    args: list[object] = [dataset_id, revision]
     if trial is not None:
         sql += " AND trial = ?"
         args.append(trial)
@@ -353,8 +375,17 @@ def _put(conn: sqlite3.Connection, key: TrialKey, labels: Iterable[str], note: s
         " ON CONFLICT (dataset_id, revision, trial) DO UPDATE SET named = excluded.named,"
         " labels = excluded.labels, note = excluded.note, task = excluded.task, model = excluded.model,"
         " updated = excluded.updated",
-        (key.dataset_id, key.revision, key.trial, int(key.named), json.dumps(sorted(labels)), note,
-         key.task, key.model, time.time()),
+        (
+            key.dataset_id,
+            key.revision,
+            key.trial,
+            int(key.named),
+            json.dumps(sorted(labels)),
+            note,
+            key.task,
+            key.model,
+            time.time(),
+        ),
     )
 
 
@@ -388,7 +419,7 @@ def _key(session: Session, trial: int, counts: np.ndarray) -> TrialKey:
     name = t.labels["trial_name"][code] if code >= 0 else None
     task = t.label("task", trial) or ""
     named = bool(name and name.strip() and name != NORMALIZED_TRIAL_NAME and counts[code] == 1)
-    if not named:
+    if name is None or not named:
         rows = t.rows(trial)
         first = int(rows[0]) if len(rows) else t.sub_agent_rows(trial)[0][0]
         name = f"{t.label('run_id', trial) or '-'}:{task or '-'}#{first}"
@@ -465,13 +496,13 @@ def decode_view(session: Session, state_json: str | None) -> tuple[FilterState, 
         data = {}
     selected = {}
     filters = data.get("filters")
-    for name, values in (filters.items() if isinstance(filters, dict) else ()):
+    for name, values in filters.items() if isinstance(filters, dict) else ():
         facet = session.facets.facets.get(name)
         if facet is not None and isinstance(values, list):
             kept = frozenset(v for v in values if isinstance(v, str) and facet.code_of(v) is not None)
             if kept:
                 selected[name] = kept
-    text = data.get("text") if isinstance(data.get("text"), str) else ""
+    text = data.get("text")
     trial = None
     saved = data.get("trial")
     if isinstance(saved, list) and len(saved) == 3 and all(isinstance(v, str) for v in saved[:2]):
@@ -479,4 +510,4 @@ def decode_view(session: Session, state_json: str | None) -> tuple[FilterState, 
         for index, ds in enumerate(session.datasets):
             if ds.source.dataset_id == key.dataset_id and trial is None:
                 trial = _match(session, index, [key])[0]
-    return FilterState(selected, text), trial
+    return FilterState(selected, text if isinstance(text, str) else ""), trial

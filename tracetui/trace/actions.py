@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -131,10 +132,11 @@ def split_think(content: str) -> tuple[list[str], str]:
 _JSON_KEY = re.compile(r'"(?:analysis|plan|commands|keystrokes|task_complete)"\s*:')
 _REQUIRED = ("analysis", "plan", "commands")
 # The harness's brace scanner: strings are skipped whole (an unterminated one runs to the end),
-# and a backslash escapes the next character even outside strings.
-# Possessive quantifiers (Python 3.11) keep failed matches on megabyte strings from backtracking.
-_SCAN_TOKEN = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"?|\\.|[{}]', re.DOTALL)
-_MIXED_CONTENT = re.compile(r"\{[^{}]*+(?:\{[^{}]*+\}[^{}]*+)*+\}")
+# and a backslash escapes the next character even outside strings. Each repeated class excludes
+# what must follow it, so a failed match on a megabyte string gives each character back once:
+# linear, as the tests check on pathological input.
+_SCAN_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|\\.|[{}]', re.DOTALL)
+_MIXED_CONTENT = re.compile(r"\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}")
 _FENCE_OPEN = re.compile(r"```[\w-]*\s*$")
 _FENCE_CLOSE = re.compile(r"^\s*```")
 
@@ -145,7 +147,7 @@ class _JsonAttempt:
     end: int = 0
     error: str = ""
     warnings: list[str] = field(default_factory=list)
-    data: dict | None = None
+    data: dict[str, Any] | None = None
     commands: tuple[Command, ...] = ()
     complete: bool = False
 
@@ -278,7 +280,7 @@ def _decode(content: str) -> tuple[Any, str]:
         return None, f"{message} | Content preview: {content[:100]!r}..."
 
 
-def _validate(data: dict, content: str, warnings: list[str]) -> None:
+def _validate(data: dict[str, Any], content: str, warnings: list[str]) -> None:
     for name in ("analysis", "plan"):
         if not isinstance(data[name], str):
             warnings.append(f"Field '{name}' should be a string")
@@ -290,14 +292,13 @@ def _validate(data: dict, content: str, warnings: list[str]) -> None:
     order = sorted(positions, key=positions.__getitem__)
     expected = [name for name in _REQUIRED if name in positions]
     if len(positions) >= 2 and order != expected:
-        warnings.append(f"Fields appear in wrong order. Found: {' → '.join(order)}, "
-                        f"expected: {' → '.join(expected)}")
+        warnings.append(f"Fields appear in wrong order. Found: {' → '.join(order)}, expected: {' → '.join(expected)}")
     complete = data.get("task_complete")
     if complete is not None and not isinstance(complete, (bool, str)):
         warnings.append("Field 'task_complete' should be a boolean or string")
 
 
-def _read_commands(items: list, warnings: list[str]) -> tuple[tuple[Command, ...], str]:
+def _read_commands(items: list[Any], warnings: list[str]) -> tuple[tuple[Command, ...], str]:
     commands = []
     for number, item in enumerate(items, 1):
         if not isinstance(item, dict):
@@ -317,14 +318,16 @@ def _read_commands(items: list, warnings: list[str]) -> tuple[tuple[Command, ...
         if unknown:
             warnings.append(f"Command {number}: Unknown fields: {', '.join(sorted(unknown))}")
         if number < len(items) and not keystrokes.endswith("\n"):
-            warnings.append(f"Command {number} should end with newline when followed by another "
-                            "command. Otherwise the two commands will be concatenated together "
-                            "on the same line.")
+            warnings.append(
+                f"Command {number} should end with newline when followed by another "
+                "command. Otherwise the two commands will be concatenated together "
+                "on the same line."
+            )
         commands.append(Command(keystrokes, None if duration is None else float(duration)))
     return tuple(commands), ""
 
 
-def _json_fixes(body: str, error: str):
+def _json_fixes(body: str, error: str) -> Iterator[tuple[str, str, int]]:
     """The harness's auto-fixes, in its order: (name, corrected text, offset of that text in body)."""
     if any(s in error for s in ("Invalid JSON", "Expecting", "Unterminated", "No valid JSON found")):
         missing = body.count("{") - body.count("}")
@@ -371,14 +374,16 @@ def _parse_xml(body: str) -> dict[str, Any]:
     elif sections["commands"]:
         for number, (attributes, keystrokes) in enumerate(_KEYSTROKES.findall(content), 1):
             duration = _DURATION.search(attributes)
-            try:
-                seconds = float(duration.group(1)) if duration else None
-            except ValueError:
-                warnings.append(f"Command {number}: Invalid duration value "
-                                f"'{duration.group(1)}', using default 1.0")
-                seconds = None
+            seconds = None
             if duration is None:
                 warnings.append(f"Command {number}: Missing duration attribute, using default 1.0")
+            else:
+                try:
+                    seconds = float(duration.group(1))
+                except ValueError:
+                    warnings.append(
+                        f"Command {number}: Invalid duration value '{duration.group(1)}', using default 1.0"
+                    )
             commands.append(Command(keystrokes, seconds))
     return {
         "format": "xml",
@@ -409,8 +414,7 @@ def _parse_tool_calls(body: str) -> dict[str, Any]:
     outside.append(body[pos:])
     fields = _labelled_prose("\n".join(part.strip() for part in outside if part.strip()))
     errors = [call.error for call in calls if call.error]
-    return {**fields, "format": "tool_call", "tool_calls": tuple(calls),
-            "error": errors[0] if errors else None}
+    return {**fields, "format": "tool_call", "tool_calls": tuple(calls), "error": errors[0] if errors else None}
 
 
 def _tool_call(raw: str) -> ToolCall:
@@ -418,7 +422,7 @@ def _tool_call(raw: str) -> ToolCall:
     if error:
         return ToolCall("?", {}, raw, f"Invalid tool call: {error}")
     if not isinstance(data, dict) or not isinstance(data.get("name"), str):
-        return ToolCall("?", {}, raw, "Invalid tool call: expected an object with a \"name\"")
+        return ToolCall("?", {}, raw, 'Invalid tool call: expected an object with a "name"')
     arguments = data.get("arguments", data.get("parameters", {}))
     if isinstance(arguments, str):  # OpenAI-style: the arguments are a JSON string
         decoded, error = _decode(arguments)
@@ -440,5 +444,9 @@ def _labelled_prose(text: str) -> dict[str, Any]:
         name = label.group(1).lower()
         if name not in found:
             found[name] = text[label.end() : following.start() if following else len(text)].strip()
-    return {"format": "prose", "analysis": found.get("analysis"), "plan": found.get("plan"),
-            "prose": text[: labels[0].start()].strip()}
+    return {
+        "format": "prose",
+        "analysis": found.get("analysis"),
+        "plan": found.get("plan"),
+        "prose": text[: labels[0].start()].strip(),
+    }

@@ -15,18 +15,28 @@ import re
 # pattern starts with a literal ESC, which the regex engine scans for quickly). String sequences
 # (OSC, DCS, SOS, PM, APC) run to BEL or ST, but cannot contain ESC (a terminal aborts the string
 # there), which keeps the scan linear; an unterminated one ends with its line, so a stray ESC ]
-# cannot swallow a whole message. tmux passthrough doubles the ESCs it wraps. Possessive
-# quantifiers (Python 3.11) stop a failed match from backtracking through a long body.
+# cannot swallow a whole message. tmux passthrough doubles the ESCs it wraps. Each repeated class
+# excludes the character that must follow it, so a failed match gives each character back once
+# and the cost stays linear (the test suite checks it on pathological input).
 ESCAPE = re.compile(
     r"\x1b(?:"
     r"\[(?:(?P<sgr>[0-9;:]*)m|[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e])"  # SGR (kept by ansi_text), CSI
-    r"|Ptmux;[^\x1b]*+(?:\x1b\x1b[^\x1b]*+)*+\x1b\\"
-    r"|[\]P^_X](?:[^\x07\x1b]*+(?:\x07|\x1b\\)|[^\x07\x1b\n]*)"
+    r"|Ptmux;[^\x1b]*(?:\x1b\x1b[^\x1b]*)*\x1b\\"
+    r"|[\]P^_X](?:[^\x07\x1b]*(?:\x07|\x1b\\)|[^\x07\x1b\n]*)"
     r"|[\x20-\x2f]*[\x30-\x7e])"  # two-character and nF escapes
 )
 _C1_INTRO = re.compile("[\x90\x98\x9b-\x9f]")
-_C1_AS_ESC = str.maketrans({"\x90": "\x1bP", "\x98": "\x1bX", "\x9b": "\x1b[", "\x9c": "\x1b\\",
-                            "\x9d": "\x1b]", "\x9e": "\x1b^", "\x9f": "\x1b_"})
+_C1_AS_ESC = str.maketrans(
+    {
+        "\x90": "\x1bP",
+        "\x98": "\x1bX",
+        "\x9b": "\x1b[",
+        "\x9c": "\x1b\\",
+        "\x9d": "\x1b]",
+        "\x9e": "\x1b^",
+        "\x9f": "\x1b_",
+    }
+)
 _ASCII_UNSAFE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
 _ASCII_CONTROLS = bytes([*range(9), 11, 12, *range(14, 32), 127])  # all but \t \n \r
 _CONTROLS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"  # regex class ranges: all but \t \n \r
@@ -38,7 +48,7 @@ _INVISIBLE = re.compile(f"[{_INVISIBLES}]")
 _DIRTY = re.compile(f"[{_CONTROLS}{_INVISIBLES}]")  # one plain class: the fastest scan re has
 _UNSAFE = re.compile(f"[\t\r{_CONTROLS}{_INVISIBLES}]")  # anything sanitize would change
 _TRAILING_CR = re.compile(r"\r+(?=\n|\Z)")
-_FROM_CR = re.compile(r"\r[^\n]*+")
+_FROM_CR = re.compile(r"\r[^\n]*")
 TAB_SIZE = 8
 REPLACEMENT = "\ufffd"
 

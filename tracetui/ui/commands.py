@@ -45,8 +45,9 @@ class ScreenCommands(EntryCommands):
             if binding.action in seen:
                 continue
             seen.add(binding.action)
-            entries.append((binding.description or binding.action, binding.action,
-                            f"key: {key_names(binding, user_keymap)}"))
+            entries.append(
+                (binding.description or binding.action, binding.action, f"key: {key_names(binding, user_keymap)}")
+            )
         return entries
 
 

@@ -35,4 +35,6 @@ class FilterValueCommands(Provider):
                 continue
             score = matcher.match(title)
             if score > 0:
-                yield Hit(score, matcher.highlight(title), partial(self.screen.toggle_filter, facet, label), help=help_text)
+                yield Hit(
+                    score, matcher.highlight(title), partial(self.screen.toggle_filter, facet, label), help=help_text
+                )

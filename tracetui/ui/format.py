@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from rich.cells import cell_len, set_cell_size
 from rich.style import Style
@@ -43,9 +43,7 @@ def model_names(models: Iterable[str]) -> dict[str, str]:
         segments = parts[model]
         for size in range(1, len(segments) + 1):
             tail = "/".join(segments[-size:])
-            if size == len(segments) or not any(
-                "/".join(parts[o][-size:]) == tail for o in models if o != model
-            ):
+            if size == len(segments) or not any("/".join(parts[o][-size:]) == tail for o in models if o != model):
                 tails[model] = tail
                 break
     return tails

@@ -161,7 +161,10 @@ SECTIONS.update(
         "Stats: matrix": MATRIX,
         "Stats: tables": GROUP_TABLE,
         "Compare": COMPARE,
-        "Compare: the other side": [*COMPARE_PICKER, Binding("enter", "select", "Compare with this attempt", id="picker.choose")],
+        "Compare: the other side": [
+            *COMPARE_PICKER,
+            Binding("enter", "select", "Compare with this attempt", id="picker.choose"),
+        ],
         "Head-to-head": [*HEAD_TO_HEAD, *HEAD_TO_HEAD_TABLE],
     }
 )

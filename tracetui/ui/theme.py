@@ -113,8 +113,9 @@ def _resolve(spec: str, variables: dict[str, str], background: Color) -> RichSty
     if not style:
         return None
     over = (Style(background=background) + style).rich_style
-    colours = RichStyle(color=_readable(over.color, over.bgcolor),
-                        bgcolor=over.bgcolor if style.background is not None else None)
+    colours = RichStyle(
+        color=_readable(over.color, over.bgcolor), bgcolor=over.bgcolor if style.background is not None else None
+    )
     translucent_ansi = "%" in spec and style.foreground is not None and style.foreground.ansi is not None
     return style.rich_style.without_color + colours + (RichStyle(dim=True) if translucent_ansi else None)
 

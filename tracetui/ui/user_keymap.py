@@ -5,7 +5,7 @@ palette all show them. Entries that cannot apply are skipped with one warning li
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from textual.app import App
 from textual.binding import Binding
@@ -30,7 +30,7 @@ def checked_keymap(entries: Mapping[str, object]) -> tuple[dict[str, str], str |
         if binding_id not in known:
             problems.append(f"unknown binding id {binding_id!r}")
         elif not isinstance(keys, str) or not keys.strip():
-            problems.append(f"{binding_id} needs keys as a string, like \"ctrl+n\" or \"j,down\"")
+            problems.append(f'{binding_id} needs keys as a string, like "ctrl+n" or "j,down"')
         elif bad := next((key for key in keys.split(",") if not _key_name(key.strip())), None):
             problems.append(f"{binding_id}: {bad.strip()!r} is not a key name")
         else:

@@ -11,17 +11,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
-from .polyglot import parse_cargo, parse_ctest, parse_go, parse_gradle, parse_jest
-from .runners import (
-    Failure,
-    RunnerResult,
-    TestCase,
-    counts_from_tests,
-    num,
-    parse_pytest,
-    parse_unittest,
-)
+from .records import Failure, RunnerResult, TestCase, counts_from_tests, num
+from .runners import parse_runners, parse_unittest
 
 __all__ = ["Failure", "TestCase", "VerifierReport", "parse_verifier", "strip_ansi", "verdict_line"]
 
@@ -45,41 +38,80 @@ def strip_ansi(text: str) -> str:
 
 
 # Install noise: lines a reader folds away. Matched at the start of the ANSI-stripped line.
-_NOISE = re.compile("|".join((
-    # apt and dpkg
-    r"(?:Get|Hit|Ign|Err):\d+ ", r"Reading (?:package lists|state information|database)",
-    r"\(Reading database", r"Building dependency tree", r"Setting up ", r"Unpacking ",
-    r"Selecting previously unselected package", r"Preparing to unpack", r"Processing triggers for",
-    r"debconf: ", r"Fetched \d", r"\d+ upgraded, \d+ newly installed", r"Need to get ",
-    r"After this operation", r"update-alternatives: ", r"Created symlink ", r"invoke-rc\.d: ",
-    r"(?:The following (?:\w+ )*packages|Suggested packages|Recommended packages)",
-    r"WARNING: apt does not have a stable CLI",
-    # curl progress meter
-    r"\s+% Total +% Received", r"\s+Dload +Upload",
-    r"\s*\d+ +[\d.]+[kMG]? +\d+ +[\d.]+[kMG]? +\d+ +[\d.]+[kMG]? +[\d.]+[kMG]? +[\d.]+[kMG]? +[\d:-]+",
-    # uv installer, uv pip, pip
-    r"downloading uv ", r"no checksums to verify", r"installing to /", r"  uvx?$",
-    r"everything's installed", r"Using CPython", r"Creating virtual environment", r"Activate with:",
-    r"(?:Resolved|Prepared|Installed|Uninstalled|Audited|Built|Downloaded) \d+ packages? in",
-    r" [+~-] [\w.\[\],-]+==\S", r"\s*Downloading \S", r"Collecting ", r"\s*Using cached ",
-    r"Requirement already satisfied", r"Installing collected packages",
-    r"Successfully (?:installed|built|uninstalled) ", r"\s+━", r"Building wheels? for ",
-    r"\s+(?:Attempting uninstall|Found existing installation|Uninstalling |Preparing metadata"
-    r"|Building wheel|Created wheel|Stored in directory|Installing build dependencies"
-    r"|Getting requirements to build)",
-    r"WARNING: Running pip as the 'root' user", r"\[notice\] ", r"Looking in indexes",
-    # npm
-    r"npm (?:WARN|warn|notice|http)", r"(?:added|removed|changed|audited) \d+ packages?",
-    r"up to date, audited", r"\d+ packages? (?:are|is) looking for funding", r"  run `npm fund`",
-    r"found \d+ vulnerabilit",
-    # gradle, go, cargo, cmake
-    r"Download(?:ing)? https?://", r"\.+\d+%", r"Unzipping ", r"Welcome to Gradle",
-    r"Starting a Gradle Daemon", r"go: (?:downloading|finding|extracting) ",
-    r"\s+(?:Downloaded|Downloading|Compiling|Updating|Locking|Adding|Fresh|Checking|Finished) \S",
-    r"-- (?:The \S+ compiler|Detecting|Check for|Looking for|Configuring done|Generating done"
-    r"|Build files have)",
-    r"\[ *\d+%\] (?:Building|Linking|Built target)", r"Scanning dependencies of target",
-)))
+_NOISE = re.compile(
+    "|".join(
+        (
+            # apt and dpkg
+            r"(?:Get|Hit|Ign|Err):\d+ ",
+            r"Reading (?:package lists|state information|database)",
+            r"\(Reading database",
+            r"Building dependency tree",
+            r"Setting up ",
+            r"Unpacking ",
+            r"Selecting previously unselected package",
+            r"Preparing to unpack",
+            r"Processing triggers for",
+            r"debconf: ",
+            r"Fetched \d",
+            r"\d+ upgraded, \d+ newly installed",
+            r"Need to get ",
+            r"After this operation",
+            r"update-alternatives: ",
+            r"Created symlink ",
+            r"invoke-rc\.d: ",
+            r"(?:The following (?:\w+ )*packages|Suggested packages|Recommended packages)",
+            r"WARNING: apt does not have a stable CLI",
+            # curl progress meter
+            r"\s+% Total +% Received",
+            r"\s+Dload +Upload",
+            r"\s*\d+ +[\d.]+[kMG]? +\d+ +[\d.]+[kMG]? +\d+ +[\d.]+[kMG]? +[\d.]+[kMG]? +[\d.]+[kMG]? +[\d:-]+",
+            # uv installer, uv pip, pip
+            r"downloading uv ",
+            r"no checksums to verify",
+            r"installing to /",
+            r"  uvx?$",
+            r"everything's installed",
+            r"Using CPython",
+            r"Creating virtual environment",
+            r"Activate with:",
+            r"(?:Resolved|Prepared|Installed|Uninstalled|Audited|Built|Downloaded) \d+ packages? in",
+            r" [+~-] [\w.\[\],-]+==\S",
+            r"\s*Downloading \S",
+            r"Collecting ",
+            r"\s*Using cached ",
+            r"Requirement already satisfied",
+            r"Installing collected packages",
+            r"Successfully (?:installed|built|uninstalled) ",
+            r"\s+━",
+            r"Building wheels? for ",
+            r"\s+(?:Attempting uninstall|Found existing installation|Uninstalling |Preparing metadata"
+            r"|Building wheel|Created wheel|Stored in directory|Installing build dependencies"
+            r"|Getting requirements to build)",
+            r"WARNING: Running pip as the 'root' user",
+            r"\[notice\] ",
+            r"Looking in indexes",
+            # npm
+            r"npm (?:WARN|warn|notice|http)",
+            r"(?:added|removed|changed|audited) \d+ packages?",
+            r"up to date, audited",
+            r"\d+ packages? (?:are|is) looking for funding",
+            r"  run `npm fund`",
+            r"found \d+ vulnerabilit",
+            # gradle, go, cargo, cmake
+            r"Download(?:ing)? https?://",
+            r"\.+\d+%",
+            r"Unzipping ",
+            r"Welcome to Gradle",
+            r"Starting a Gradle Daemon",
+            r"go: (?:downloading|finding|extracting) ",
+            r"\s+(?:Downloaded|Downloading|Compiling|Updating|Locking|Adding|Fresh|Checking|Finished) \S",
+            r"-- (?:The \S+ compiler|Detecting|Check for|Looking for|Configuring done|Generating done"
+            r"|Build files have)",
+            r"\[ *\d+%\] (?:Building|Linking|Built target)",
+            r"Scanning dependencies of target",
+        )
+    )
+)
 _PACKAGE_LIST = re.compile(r"The following |Suggested packages|Recommended packages")
 _MIN_NOISE_RUN = 3
 
@@ -106,16 +138,16 @@ def find_noise(lines: list[str]) -> tuple[tuple[int, int], ...]:
 
 
 _SCORE_KEYS = ("score", "reward", "total_score", "final_score", "overall_score", "grade")
-_SCORE_KEY = re.compile(r'"(?:%s)"\s*:' % "|".join(_SCORE_KEYS))
+_SCORE_KEY = re.compile(rf'"(?:{"|".join(_SCORE_KEYS)})"\s*:')
 _MAX_JSON_TRIES = 200
 _MAX_JSON_LINES = 1000
 
 
-def _is_number(value) -> bool:
+def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def find_score(lines: list[str], text: str) -> dict | None:
+def find_score(lines: list[str], text: str) -> dict[str, Any] | None:
     """The last JSON object with a numeric score key: one line, or pretty-printed with its
     closing brace at the opening brace's indentation. Tries are capped so junk stays cheap."""
     if not _SCORE_KEY.search(text):
@@ -132,8 +164,7 @@ def find_score(lines: list[str], text: str) -> dict | None:
             chunk = stripped
         else:
             close = lines[i][: len(lines[i]) - len(lines[i].lstrip())] + "}"
-            end = next((j + 1 for j in range(i + 1, min(n, i + _MAX_JSON_LINES))
-                        if lines[j].rstrip() == close), i + 1)
+            end = next((j + 1 for j in range(i + 1, min(n, i + _MAX_JSON_LINES)) if lines[j].rstrip() == close), i + 1)
             chunk = "\n".join(lines[i:end])
         try:
             value = json.loads(chunk)
@@ -146,7 +177,7 @@ def find_score(lines: list[str], text: str) -> dict | None:
     return found
 
 
-def _last_line(text: str, needle: str, pattern: re.Pattern) -> re.Match | None:
+def _last_line(text: str, needle: str, pattern: re.Pattern[str]) -> re.Match[str] | None:
     """The last line containing ``needle`` that ``pattern`` matches, found from the end."""
     pos = len(text)
     while (pos := text.rfind(needle, 0, pos)) >= 0:
@@ -180,15 +211,9 @@ def _generic(lines: list[str]) -> RunnerResult | None:
             return r
         pairs = _GENERIC.findall(line)
         if any(word.lower() in ("passed", "failed") for _, word in pairs):
-            r.add_counts(**{("errors" if w.lower().startswith("error") else w.lower()): num(n)
-                            for n, w in pairs})
+            r.add_counts(**{("errors" if w.lower().startswith("error") else w.lower()): num(n) for n, w in pairs})
             return r
     return None
-
-
-# Every parser runs on every log: each is one cheap pass, which costs less than finding out
-# with substring scans whether its runner is present.
-_RUNNERS = (parse_pytest, parse_jest, parse_go, parse_cargo, parse_gradle, parse_ctest)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +231,7 @@ class VerifierReport:
     summary: str | None
     noise: tuple[tuple[int, int], ...]
     exit_code: int | None
-    score: dict | None
+    score: dict[str, Any] | None
     verdict: str | None
 
     @property
@@ -234,38 +259,45 @@ class VerifierReport:
 _NO_LOG = VerifierReport("none", None, None, None, None, None, (), (), None, (), None, None, None)
 
 
-def parse_verifier(text: str | None) -> VerifierReport:
-    """Parse a verifier log; never raises (a broken parser must not take the viewer down)."""
+def parse_verifier(text: object) -> VerifierReport:
+    """Parse a verifier log (text, bytes or None); never raises (a broken parser must not take the
+    viewer down)."""
     try:
         return _parse(text)
-    except Exception:  # noqa: BLE001 - the fuzz tests call _parse directly, so bugs still show
-        return VerifierReport("unknown", None, None, None, None, None, (), (), None, (), None, None,
-                              None)
+    except Exception:  # the fuzz tests call _parse directly, so bugs still show
+        return VerifierReport("unknown", None, None, None, None, None, (), (), None, (), None, None, None)
 
 
-def _parse(text) -> VerifierReport:
-    if text is None:
+def _as_text(value: object) -> str:
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).decode("utf-8", "replace")
+    return value if isinstance(value, str) else str(value)
+
+
+def _primary(lines: list[str], clean: str, graded: bool) -> RunnerResult:
+    """The verifier's own run. Several runners can match (a pytest test may print cargo output):
+    the run whose summary comes last; without summaries, the one that saw the most tests."""
+    found = parse_runners(lines)
+    primary = max(found, key=lambda r: (r.summary_line, len(r.tests) + len(r.failures)), default=None)
+    if primary is None and ("Ran " in clean or " ... " in clean):
+        primary = parse_unittest(lines)
+    if primary is None:
+        primary = _generic(lines) or RunnerResult("unknown")
+        if graded:
+            primary.runner = "graded"
+    return primary
+
+
+def _parse(value: object) -> VerifierReport:
+    if value is None:
         return _NO_LOG
-    if isinstance(text, (bytes, bytearray, memoryview)):
-        text = bytes(text).decode("utf-8", "replace")
-    elif not isinstance(text, str):
-        text = str(text)
+    text = _as_text(value)
     if not text.strip():
         return _NO_LOG
     clean = strip_ansi(text)
     lines = clean.split("\n")
-
-    found = [r for r in (parse(lines) for parse in _RUNNERS) if r is not None]
-    # Several runners can match (a pytest test may print cargo output): the run whose summary
-    # comes last is the verifier's own; without summaries, the one that saw the most tests.
-    primary = max(found, key=lambda r: (r.summary_line, len(r.tests) + len(r.failures)), default=None)
-    if primary is None and ("Ran " in clean or " ... " in clean):
-        primary = parse_unittest(lines)
     score = find_score(lines, clean)
-    if primary is None:
-        primary = _generic(lines) or RunnerResult("unknown")
-        if score is not None:
-            primary.runner = "graded"
+    primary = _primary(lines, clean, score is not None)
     counts = primary.counts or counts_from_tests(primary.tests) or {}
 
     exit_code = _last_line(clean, "xit code", _EXIT_CODE)
@@ -292,7 +324,12 @@ def verdict_line(outcome: str, result: str | None, report: VerifierReport) -> st
     parts = [result if result is not None else "no result"]
     if report.runner not in ("none", "unknown"):
         parts.append(report.runner if not report.wrapper else f"{report.wrapper} / {report.runner}")
-    counts = [(report.passed, "passed"), (report.failed, "failed"), (report.errors, "errors"), (report.skipped, "skipped")]
+    counts = [
+        (report.passed, "passed"),
+        (report.failed, "failed"),
+        (report.errors, "errors"),
+        (report.skipped, "skipped"),
+    ]
     summary = ", ".join(f"{n} {word}" for n, word in counts if n)
     if summary:
         parts.append(summary)

@@ -17,7 +17,7 @@ import asyncio
 import ipaddress
 import os
 import signal
-from typing import Callable
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from aiohttp import web

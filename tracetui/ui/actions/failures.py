@@ -33,8 +33,12 @@ class FailureActions:
                 self._show_trial(self.trial_list.current_trial)
                 if panel.goto_failure(0):
                     return self._reached_failure(" (from the top of the list)" if position <= start else "")
-        self.status("No failed tests with a traceback in the listed trials." if scan == len(order)
-                    else "No failed tests in the next trials; the rest are still being read.")
+        self.status(
+            "No failed tests with a traceback in the listed trials."
+            if scan == len(order)
+            else "No failed tests in the next trials; the rest are still being read."
+        )
+        return None
 
     def _may_have_failures(self, trial: int) -> bool:
         if self.verifier_index is not None:

@@ -54,8 +54,14 @@ class SearchActions:
         pattern, regex, ignore_case = parse_query(text)
         progress = lambda f: self.app.call_from_thread(self.working, f"Searching for {text!r}… (Esc cancels)", f)  # noqa: E731
         try:
-            result = search(self.session, pattern, regex=regex, ignore_case=ignore_case, progress=progress,
-                            cancelled=lambda: worker.is_cancelled)
+            result = search(
+                self.session,
+                pattern,
+                regex=regex,
+                ignore_case=ignore_case,
+                progress=progress,
+                cancelled=lambda: worker.is_cancelled,
+            )
         except SearchCancelled:
             self.app.call_from_thread(self._search_failed, "Search cancelled.")
             return
@@ -76,7 +82,9 @@ class SearchActions:
         self.apply_filters()
         gb = result.bytes_scanned / 1e9
         rate = f"{gb / result.seconds:.1f} GB/s" if result.seconds > 0 else ""
-        self.status(f"matches: {result.matched_trials:,} trials for {text!r} ({gb:.2f} GB, {rate}); n / N move, Esc clears")
+        self.status(
+            f"matches: {result.matched_trials:,} trials for {text!r} ({gb:.2f} GB, {rate}); n / N move, Esc clears"
+        )
 
     def clear_search(self) -> None:
         self.search_result = None

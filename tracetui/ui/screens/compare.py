@@ -63,7 +63,9 @@ class CompareScreen(Screen[None]):
 
     @property
     def sides(self) -> tuple[ConversationView, ConversationView]:
-        return self.query_one("#left-conversation", ConversationView), self.query_one("#right-conversation", ConversationView)
+        return self.query_one("#left-conversation", ConversationView), self.query_one(
+            "#right-conversation", ConversationView
+        )
 
     def on_mount(self) -> None:
         for side in ("left", "right"):
@@ -89,7 +91,11 @@ class CompareScreen(Screen[None]):
         if short and "__" in name:
             name = name.rsplit("__", 1)[1]
         model = sanitize(self.model_names.get(info.model, info.model))
-        return [(f"{symbol} ", style), (sanitize(name), "bold"), f" {fit(model, model_width).rstrip() if model_width else model}"]
+        return [
+            (f"{symbol} ", style),
+            (sanitize(name), "bold"),
+            f" {fit(model, model_width).rstrip() if model_width else model}",
+        ]
 
     def _show_header(self) -> None:
         """Which trial and model is on each side; the task once when both attempt the same one."""
@@ -99,8 +105,11 @@ class CompareScreen(Screen[None]):
         sync = f"sync by {self.sync}" if self.sync != "off" else "sync off"
 
         def sides(short: bool, model_width: int = 0) -> list:
-            return [*self._side_parts(self.trials[0], short, model_width), ("  vs  ", "dim"),
-                    *self._side_parts(self.trials[1], short, model_width)]
+            return [
+                *self._side_parts(self.trials[0], short, model_width),
+                ("  vs  ", "dim"),
+                *self._side_parts(self.trials[1], short, model_width),
+            ]
 
         hint = ("  ·  h / l: both sides move  ·  c: choose the right side", "dim")
         prefix = [("Compare ", "bold"), (task, "bold"), ":  "]

@@ -35,7 +35,10 @@ class ComparePicker(ModalScreen[int | None]):
         info = self.session.info(self.trial)
         model = self.names.get(info.model, info.model)
         options: list[Option] = []
-        for heading, trials, with_model in ((f"{model}, other attempts", self.same, False), ("other models", self.others, True)):
+        for heading, trials, with_model in (
+            (f"{model}, other attempts", self.same, False),
+            ("other models", self.others, True),
+        ):
             if trials:
                 options.append(Option(Text(sanitize(heading), style="bold"), disabled=True))
                 options.extend(Option(self._line(t, with_model), id=str(t)) for t in trials)

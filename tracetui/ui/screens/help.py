@@ -3,7 +3,7 @@ keys the user's config file gave it."""
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from rich.table import Table
 from rich.text import Text

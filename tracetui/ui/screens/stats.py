@@ -30,8 +30,8 @@ from ...data.facets import NULL_LABEL, FilterState
 from ...data.session import Session
 from ...data.stats import GroupRow, Histogram, Matrix, OutcomeCounts, overview
 from ...data.trials import OUTCOMES, outcome_of
-from .. import keymap
 from ...trace.sanitize import sanitize
+from .. import keymap
 from ..format import OUTCOME_BADGES, fit, human_size, short_model
 from ..widgets.bars import InfoBar
 from ..widgets.cursor_list import CursorList
@@ -247,7 +247,7 @@ class MatrixView(CursorList):
     def header(self, width: int) -> Text:
         label, column, shown = self._layout(width)
         text = Text(no_wrap=True, overflow="crop")
-        mark = {key: "" for key in SORTS} | {self.sort_key: "▼" if self.sort_key == "trials" else "▲"}
+        mark = dict.fromkeys(SORTS, "") | {self.sort_key: "▼" if self.sort_key == "trials" else "▲"}
         text.append(fit(f"task {mark['task']}", label) + " ", HEADER)
         text.append(f"{'trials' + mark['trials']:>7} {'pass' + mark['pass rate']:>5} ", HEADER)
         text.append("◀" if shown.start > 0 else " ", DIM)
@@ -420,8 +420,12 @@ class StatsScreen(Screen[FilterState | None]):
             self.query_one("#stats-datasets", GroupTable).set_rows(figures.by_dataset)
         self.query_one("#stats-tasks", GroupTable).set_rows(figures.by_task)
         self.query_one("#chart-results", Static).update(BarChart("Results", result_bars(figures.results)))
-        self.query_one("#chart-episodes", Static).update(BarChart("Episodes per trial", histogram_bars(figures.episodes)))
-        self.query_one("#chart-messages", Static).update(BarChart("Messages per trial", histogram_bars(figures.messages)))
+        self.query_one("#chart-episodes", Static).update(
+            BarChart("Episodes per trial", histogram_bars(figures.episodes))
+        )
+        self.query_one("#chart-messages", Static).update(
+            BarChart("Messages per trial", histogram_bars(figures.messages))
+        )
         self.query_one("#chart-size", Static).update(BarChart("Text per trial", size_bars(figures.size)))
         self._show_totals()
         self.matrix.focus()

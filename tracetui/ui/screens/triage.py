@@ -166,8 +166,14 @@ class TriageScreen(
         self.verifier_index = index
         self.session.facets.add(index.facet())
         self.trial_list.set_column(
-            Column("tests", "tests", 9, lambda trial, width: tests_cell(index.short[trial], width),
-                   give_way=((35, 5), (55, 0)), right=True)
+            Column(
+                "tests",
+                "tests",
+                9,
+                lambda trial, width: tests_cell(index.short[trial], width),
+                give_way=((35, 5), (55, 0)),
+                right=True,
+            )
         )
         self._show_facets()
         self.apply_filters()
@@ -211,8 +217,13 @@ class TriageScreen(
         short_tail = ((" · ", ""), (filters, "yellow")) if filters else ()
         counts = f"{shown:,}/{len(session):,}"
         self.query_one("#header", InfoBar).show_versions(
-            [("tracetui ", "bold"), (sources, "cyan"), f"  ·  {counts} trials  ·  {session.num_rows:,} rows  ·  pass ",
-             (rate, "bold green"), *tail],
+            [
+                ("tracetui ", "bold"),
+                (sources, "cyan"),
+                f"  ·  {counts} trials  ·  {session.num_rows:,} rows  ·  pass ",
+                (rate, "bold green"),
+                *tail,
+            ],
             [(sources, "cyan"), f"  ·  {counts} trials  ·  pass ", (rate, "bold green"), *tail],
             [(sources, "cyan"), f" · {counts} · pass ", (rate, "bold green"), *short_tail],
             [f"{counts} trials · pass ", (rate, "bold green"), *short_tail],

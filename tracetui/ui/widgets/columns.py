@@ -8,8 +8,8 @@ can give way, and nothing else needs to know about it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from rich.style import Style
 

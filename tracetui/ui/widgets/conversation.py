@@ -13,9 +13,9 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.message import Message as TextualMessage
 
-from ...trace.model import Message, TrialHistory
 from ...render.block import Block
 from ...render.messages import MessageState, message_blocks
+from ...trace.model import Message, TrialHistory
 from .. import keymap
 from .block_view import BlockView
 
@@ -65,7 +65,9 @@ class ConversationView(BlockView):
     def _message_blocks(self, index: int) -> list[Block]:
         return message_blocks(self.messages, index, self._state(index))
 
-    def _build_through(self, through: int | None = None, lines: int | None = None, seconds: float | None = None) -> None:
+    def _build_through(
+        self, through: int | None = None, lines: int | None = None, seconds: float | None = None
+    ) -> None:
         """Append the blocks of further messages: through message `through`, or until about `lines`
         lines are laid out, or for about `seconds`; with none of them, all the rest."""
         new: list[Block] = []
@@ -200,8 +202,7 @@ class ConversationView(BlockView):
         """Shift the message spans after a message's blocks changed (before the view scrolls)."""
         delta = count - (stop - start)
         self._spans_of = [
-            (a, b + delta) if a == start else (a + delta, b + delta) if a >= stop else (a, b)
-            for a, b in self._spans_of
+            (a, b + delta) if a == start else (a + delta, b + delta) if a >= stop else (a, b) for a, b in self._spans_of
         ]
 
     def find(self, pattern: re.Pattern[str] | None) -> int:

@@ -51,13 +51,13 @@ class CursorList(CursorKeys, ScrollView, can_focus=True):
     cursor: reactive[int] = reactive(0, always_update=False, init=False)
 
     class CursorMoved(Message):
-        def __init__(self, widget: "CursorList", index: int) -> None:
+        def __init__(self, widget: CursorList, index: int) -> None:
             super().__init__()
             self.widget = widget
             self.index = index
 
         @property
-        def control(self) -> "CursorList":
+        def control(self) -> CursorList:
             return self.widget
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
@@ -113,7 +113,6 @@ class CursorList(CursorKeys, ScrollView, can_focus=True):
     def move_to(self, index: int) -> None:
         if self.row_count:
             self.cursor = max(0, min(index, self.row_count - 1))
-
 
     CLICKS_TO_ACTIVATE = 2
     """A double-click opens a trial; the facet list toggles a value on a single click."""

@@ -93,7 +93,12 @@ class FacetList(CursorList):
         if self.query:
             needle = self.query.lower()
             return np.asarray(
-                [c for c in order if needle in facet.labels[c].lower() or needle in self.shown_label(facet.name, facet.labels[c]).lower()],
+                [
+                    c
+                    for c in order
+                    if needle in facet.labels[c].lower()
+                    or needle in self.shown_label(facet.name, facet.labels[c]).lower()
+                ],
                 dtype=order.dtype,
             )
         if facet.name in self.expanded:
@@ -196,7 +201,10 @@ class FacetList(CursorList):
             if badge:
                 segments.append(Segment(badge[0] + " ", badge[1]))
                 name_width -= 2
-            segments += [Segment(fit(self.shown_label(facet.name, label), name_width), style), Segment(" " + count_text, DIM)]
+            segments += [
+                Segment(fit(self.shown_label(facet.name, label), name_width), style),
+                Segment(" " + count_text, DIM),
+            ]
         strip = Strip(segments).crop_extend(0, width, None)
         return strip.apply_style(self._base_style + SELECTED_ROW if selected and self.has_focus else self._base_style)
 

@@ -49,22 +49,50 @@ class TrialList(CursorList):
         info = self.session.info
         longest_task = max((cell_len(t) for t in self.session.facets.facets["task"].labels), default=8)
         columns = [
-            Column("outcome", "", 2, lambda t, w: f" {OUTCOME_BADGES[info(t).outcome][0]}",
-                   style=lambda t: OUTCOME_BADGES[info(t).outcome][1], sort_key="outcome"),
-            Column("task", "task", min(TASK_WIDTH, longest_task), lambda t, w: info(t).task or info(t).trial_name,
-                   sort_key="task", flex=True),
-            Column("model", "model", 18, lambda t, w: self.model_names.get(info(t).model, "—"),
-                   give_way=((30, 12), (70, 8)), sort_key="model"),
-            Column("ep", "ep", 4, lambda t, w: str(info(t).episodes), give_way=((40, 0),), right=True,
-                   sort_key="episodes"),
-            Column("msgs", "msgs", 5, lambda t, w: str(info(t).messages), give_way=((20, 0),), style=DIM,
-                   right=True, sort_key="messages"),
-            Column("date", "date", 10, lambda t, w: info(t).date[:10], give_way=((10, 0),), style=DIM,
-                   sort_key="date"),
+            Column(
+                "outcome",
+                "",
+                2,
+                lambda t, w: f" {OUTCOME_BADGES[info(t).outcome][0]}",
+                style=lambda t: OUTCOME_BADGES[info(t).outcome][1],
+                sort_key="outcome",
+            ),
+            Column(
+                "task",
+                "task",
+                min(TASK_WIDTH, longest_task),
+                lambda t, w: info(t).task or info(t).trial_name,
+                sort_key="task",
+                flex=True,
+            ),
+            Column(
+                "model",
+                "model",
+                18,
+                lambda t, w: self.model_names.get(info(t).model, "—"),
+                give_way=((30, 12), (70, 8)),
+                sort_key="model",
+            ),
+            Column(
+                "ep", "ep", 4, lambda t, w: str(info(t).episodes), give_way=((40, 0),), right=True, sort_key="episodes"
+            ),
+            Column(
+                "msgs",
+                "msgs",
+                5,
+                lambda t, w: str(info(t).messages),
+                give_way=((20, 0),),
+                style=DIM,
+                right=True,
+                sort_key="messages",
+            ),
+            Column("date", "date", 10, lambda t, w: info(t).date[:10], give_way=((10, 0),), style=DIM, sort_key="date"),
         ]
         if len(self.session.datasets) > 1:
-            columns.insert(1, Column("dataset", "dataset", 12, lambda t, w: info(t).dataset,
-                                     give_way=((35, 8), (60, 0)), style=DIM))
+            columns.insert(
+                1,
+                Column("dataset", "dataset", 12, lambda t, w: info(t).dataset, give_way=((35, 8), (60, 0)), style=DIM),
+            )
         return columns
 
     def set_column(self, column: Column) -> None:
