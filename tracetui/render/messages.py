@@ -21,6 +21,7 @@ from rich.text import Text
 from tracetui.render.ansi import ansi_text
 from tracetui.render.block import Block
 from tracetui.render.highlight import highlight
+from tracetui.render.palette import Palette
 from tracetui.trace.actions import AssistantReply, Command, ToolCall, parse_assistant
 from tracetui.trace.harness import HARNESS_KINDS, Part, classify_user
 from tracetui.trace.model import Message
@@ -117,7 +118,7 @@ def _pieces_block(pieces: list[tuple[str, str]], **fields) -> Block:
     """A block made of our own (already safe) fragments, each in the style of its palette role."""
     text = "".join(piece for piece, _ in pieces)
 
-    def styler(palette):
+    def styler(palette: Palette) -> Text:
         return Text.assemble(*((piece, palette[role] if role else "") for piece, role in pieces))
 
     return Block(text, styler=styler, **fields)
@@ -274,10 +275,10 @@ def _terminal_piece(raw: str, indent: int) -> Block:
         pos = omitted.end()
     segments += _blank_runs(raw[pos:])
     text = "\n".join(sanitize(s) if role is None else s for s, role in segments)
-    styler = lambda palette: Text("\n").join(
-        ansi_text(s) if role is None else Text(s, palette[role])  # noqa: E731
-        for s, role in segments
-    )
+
+    def styler(palette: Palette) -> Text:
+        return Text("\n").join(ansi_text(s) if role is None else Text(s, palette[role]) for s, role in segments)
+
     return Block(text, style="terminal", styler=styler, indent=indent, wrap=False)
 
 
