@@ -19,6 +19,7 @@ from textual.worker import get_current_worker
 
 from ...data.errors import SourceError
 from ...trace.sanitize import sanitize
+from ..work import WorkDone, WorkProgress
 
 
 class ExternalActions:
@@ -93,7 +94,7 @@ class ExternalActions:
         name = f"tracetui-export-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
         self.prompt.ask("export", "export the listed trials to (.jsonl / .parquet / .csv; Esc cancels)", name)
 
-    @work(thread=True, exclusive=True, group="export")
+    @work(thread=True, exclusive=True, group="export", exit_on_error=False, description="Export")
     def run_export(self, path: str) -> None:
         from ...data.export import export_trials
         from ...store.labels import session_records
@@ -101,7 +102,7 @@ class ExternalActions:
         worker = get_current_worker()
         trials = np.asarray(self.trial_list.order)
         records = session_records(self.session, self.store)
-        progress = lambda f, rows: self.app.call_from_thread(self.working, f"Exporting {rows}… (Esc cancels)", f)  # noqa: E731
+        progress = lambda f, rows: self.post_message(WorkProgress(f"Exporting {rows}… (Esc cancels)", f))  # noqa: E731
         try:
             rows = export_trials(
                 self.session,
@@ -116,8 +117,4 @@ class ExternalActions:
             message = f"Export failed: {exc}"
         else:
             message = f"Exported {len(trials):,} trials ({rows:,} rows) to {path}" if rows else "Export cancelled."
-        self.app.call_from_thread(self._exported, message)
-
-    def _exported(self, message: str) -> None:
-        self.working("", None)
-        self.status(message)
+        self.post_message(WorkDone(message))

@@ -10,9 +10,20 @@ from __future__ import annotations
 import re
 
 from textual import work
+from textual.message import Message
 from textual.worker import get_current_worker
 
 from ...data.search import SearchCancelled, SearchResult, python_regex, search
+from ..work import WorkDone, WorkProgress
+
+
+class Searched(Message):
+    """The session search is done: its matches become a filter."""
+
+    def __init__(self, text: str, result: SearchResult) -> None:
+        super().__init__()
+        self.text = text
+        self.result = result
 
 
 def parse_query(text: str) -> tuple[str, bool, bool]:
@@ -48,11 +59,11 @@ class SearchActions:
         self.status(f"Searching for {text!r}… (Esc cancels)")
         self.run_search(text)
 
-    @work(thread=True, exclusive=True, group="search")
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="Search")
     def run_search(self, text: str) -> None:
         worker = get_current_worker()
         pattern, regex, ignore_case = parse_query(text)
-        progress = lambda f: self.app.call_from_thread(self.working, f"Searching for {text!r}… (Esc cancels)", f)  # noqa: E731
+        progress = lambda f: self.post_message(WorkProgress(f"Searching for {text!r}… (Esc cancels)", f))  # noqa: E731
         try:
             result = search(
                 self.session,
@@ -63,27 +74,23 @@ class SearchActions:
                 cancelled=lambda: worker.is_cancelled,
             )
         except SearchCancelled:
-            self.app.call_from_thread(self._search_failed, "Search cancelled.")
+            self.post_message(WorkDone("Search cancelled."))
             return
         except ValueError as exc:
-            self.app.call_from_thread(self._search_failed, str(exc))
+            self.post_message(WorkDone(str(exc)))
             return
-        self.app.call_from_thread(self._searched, text, result)
+        self.post_message(Searched(text, result))
 
-    def _search_failed(self, message: str) -> None:
+    def on_searched(self, event: Searched) -> None:
         self.working("", None)
-        self.status(message)
-
-    def _searched(self, text: str, result: SearchResult) -> None:
-        self.working("", None)
-        self.search_result = result
-        self.find_pattern = compile_query(text)
+        self.search_result = result = event.result
+        self.find_pattern = compile_query(event.text)
         self.trial = None  # show the first trial of the results afresh, jumping to its first match
         self.apply_filters()
         gb = result.bytes_scanned / 1e9
         rate = f"{gb / result.seconds:.1f} GB/s" if result.seconds > 0 else ""
         self.status(
-            f"matches: {result.matched_trials:,} trials for {text!r} ({gb:.2f} GB, {rate}); n / N move, Esc clears"
+            f"matches: {result.matched_trials:,} trials for {event.text!r} ({gb:.2f} GB, {rate}); n / N move, Esc clears"
         )
 
     def clear_search(self) -> None:

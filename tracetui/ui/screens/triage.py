@@ -12,9 +12,10 @@ import numpy as np
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar
-from textual.worker import get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from ...data.facets import FilterState
 from ...data.ordering import SORT_KEYS
@@ -38,9 +39,11 @@ from ..widgets.cursor_list import CursorList
 from ..widgets.facet_list import FacetList
 from ..widgets.trial_list import TrialList, TrialListHeader
 from ..widgets.verifier_panel import VerifierPanel
+from ..work import WorkDone, WorkProgress, failure_line
 
 ALWAYS_SHOWN = ("outcome", "result", "model", "task")
 SHOWN_WHEN_VARIED = ("agent", "model_provider", "trace_source", "dataset")
+INDEXING = "Reading verifier logs"
 STATUS_HOLD = 6.0
 """Seconds a held message (a label or note change) stays against background messages."""
 
@@ -142,27 +145,27 @@ class TriageScreen(
         names += [n for n in facets.facets if n not in ALWAYS_SHOWN + SHOWN_WHEN_VARIED and totals[n].any()]
         self.facet_list.set_facets([facets.facets[n] for n in names], totals, {"model": self.trial_list.model_names})
 
-    @work(thread=True, exclusive=True, group="verifier-index")
+    @work(thread=True, exclusive=True, group="verifier-index", exit_on_error=False, description=INDEXING)
     def index_verifiers(self) -> None:
         """Parse every trial's verifier log in the background: the tests column and failed-test facet."""
         worker = get_current_worker()
-        progress = lambda f: self.app.call_from_thread(self._index_progress, f)  # noqa: E731
+        progress = lambda f: self.post_message(WorkProgress(f"{INDEXING}…", f, background=True))  # noqa: E731
         try:
             index = build_verifier_index(self.session, progress, lambda: worker.is_cancelled)
         except InterruptedError:
             return
-        self.app.call_from_thread(self._verifiers_indexed, index)
+        self.post_message(self.VerifiersIndexed(index))
 
-    def _index_progress(self, fraction: float) -> None:
-        """Background progress shows only while the message line has nothing of the user's to say."""
-        if not self.app.is_running:  # quitting: the panes may be gone already
-            return
-        if not self._status_text or self._status_text.startswith("Reading verifier logs"):
-            self.status(f"Reading verifier logs… {fraction:.0%}", background=True)
+    class VerifiersIndexed(Message):
+        """The verifier index is in: the tests column, the failed-test facet, F over every trial."""
 
-    def _verifiers_indexed(self, index: VerifierIndex) -> None:
-        if not self.app.is_running:
-            return
+        def __init__(self, index: VerifierIndex) -> None:
+            super().__init__()
+            self.index = index
+
+    @on(VerifiersIndexed)
+    def _verifiers_indexed(self, event: VerifiersIndexed) -> None:
+        index = event.index
         self.verifier_index = index
         self.session.facets.add(index.facet())
         self.trial_list.set_column(
@@ -178,7 +181,7 @@ class TriageScreen(
         self._show_facets()
         self.apply_filters()
         gc.freeze()
-        if self._status_text.startswith("Reading verifier logs"):
+        if self._status_text.startswith(INDEXING):
             self.status("", background=True)
 
     # --- filtering and sorting -----------------------------------------------------------------
@@ -327,6 +330,24 @@ class TriageScreen(
 
     _status_text = ""
     _status_held = None  # the timer that ends a held message
+
+    @on(WorkProgress)
+    def _work_progress(self, event: WorkProgress) -> None:
+        if not event.background:
+            self.working(event.text, event.fraction)
+        elif not self._status_text or self._status_text.startswith(event.text):
+            self.status(f"{event.text} {event.fraction:.0%}", background=True)
+
+    @on(WorkDone)
+    def _work_done(self, event: WorkDone) -> None:
+        self.working("", None)
+        self.status(event.text)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A worker that raised: one line in the message line, and the app goes on."""
+        if event.state == WorkerState.ERROR:
+            self.working("", None)
+            self.status(failure_line(event.worker))
 
     def working(self, message: str, fraction: float | None) -> None:
         """Progress of long work (search, export) in the message line; None hides the bar."""

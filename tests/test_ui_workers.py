@@ -1,0 +1,44 @@
+"""Background workers on the triage screen: they report through messages, and one that raises is one line
+in the message line while the app goes on."""
+
+from __future__ import annotations
+
+from tracetui.ui.screens import triage
+
+from .test_triage_actions import wait_idle
+from .ui_helpers import make_app, text_of, wait_loaded
+
+
+async def test_a_failing_verifier_index_is_one_line_and_the_app_goes_on(sources, monkeypatch):
+    def broken(session, progress, cancelled):
+        progress(0.5)
+        raise RuntimeError("the disk\nis on fire")
+
+    monkeypatch.setattr(triage, "build_verifier_index", broken)
+    app = make_app(sources)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        await pilot.pause(0.4)  # the index starts 0.3 s after the first frame
+        await wait_idle(screen, pilot, "verifier-index")
+        assert text_of(screen.query_one("#status")) == "Reading verifier logs failed: RuntimeError: the disk is on fire"
+        assert app.is_running and screen.verifier_index is None
+        first = screen.trial
+        await pilot.press("L")
+        assert screen.trial != first  # the keys still work
+
+
+async def test_a_failing_export_hides_its_progress_and_says_why(sources, tmp_path, monkeypatch):
+    from tracetui.data import export
+
+    def broken(session, trials, path, labels, notes, progress, cancelled):
+        progress(0.25, 10)
+        raise MemoryError()
+
+    monkeypatch.setattr(export, "export_trials", broken)
+    app = make_app(sources)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        screen.run_export(str(tmp_path / "out.jsonl"))
+        await wait_idle(screen, pilot, "export")
+        assert text_of(screen.query_one("#status")) == "Export failed: MemoryError"
+        assert not screen.query_one("#work").display and app.is_running

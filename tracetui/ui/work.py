@@ -1,0 +1,46 @@
+"""How background work talks to its screen: workers post messages, and a worker that fails says so in
+one line.
+
+A worker thread never calls into the UI. It posts typed messages to the screen that started it
+(`post_message` is thread-safe, and a screen that is closing drops them, so news from a worker cannot
+reach panes that are gone). Workers run with `exit_on_error=False` and a `description`; the screen turns
+a worker's ERROR state into `failure_line`, the app goes on.
+"""
+
+from __future__ import annotations
+
+from textual.message import Message
+from textual.worker import Worker
+
+from ..trace.sanitize import sanitize
+
+
+class WorkProgress(Message):
+    """Progress of long work for the message line: `text` and its fraction done.
+
+    Work the user started (search, export) shows a bar; background work (`background=True`, the verifier
+    index) shows as text, and only while the message line has nothing of the user's to say."""
+
+    def __init__(self, text: str, fraction: float, background: bool = False) -> None:
+        super().__init__()
+        self.text = text
+        self.fraction = fraction
+        self.background = background
+
+
+class WorkDone(Message):
+    """Long work ended without a result to show (cancelled, or failed as it can): the message line says
+    `text` and the progress bar hides."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+def failure_line(worker: Worker[object]) -> str:
+    """One line for a worker that raised: what it was doing and the error (the traceback stays out)."""
+    error = worker.error
+    what = worker.description or worker.name or "Background work"
+    detail = " ".join(str(error).split())
+    kind = type(error).__name__
+    return sanitize(f"{what} failed: {kind}: {detail}" if detail else f"{what} failed: {kind}")
