@@ -27,7 +27,6 @@ from ..actions.external import ExternalActions
 from ..actions.failures import FailureActions
 from ..actions.filters import FilterActions
 from ..actions.labels import LabelActions
-from ..actions.panes import PaneArrangement
 from ..actions.search import SearchActions
 from ..commands import SortCommands
 from ..filter_commands import FilterValueCommands
@@ -37,6 +36,7 @@ from ..widgets.columns import Column
 from ..widgets.conversation import ConversationView
 from ..widgets.cursor_list import CursorList
 from ..widgets.facet_list import FacetList
+from ..widgets.reading_panes import ReadingPanes
 from ..widgets.trial_list import TrialList, TrialListHeader
 from ..widgets.verifier_panel import VerifierPanel
 from ..work import WorkDone, WorkProgress, failure_line
@@ -55,9 +55,7 @@ def tests_cell(summary: str, width: int) -> str:
     return summary.split(" ")[0] if summary.endswith(" tests") else summary.split(" ")[-1]
 
 
-class TriageScreen(
-    FilterActions, FailureActions, PaneArrangement, LabelActions, SearchActions, ExternalActions, Screen
-):
+class TriageScreen(FilterActions, FailureActions, LabelActions, SearchActions, ExternalActions, Screen):
     BINDINGS = keymap.APP
     COMMANDS = {SortCommands, FilterValueCommands}
     ALLOW_IN_MAXIMIZED_VIEW = "Footer, PromptBar, #position, #status-row"
@@ -80,7 +78,7 @@ class TriageScreen(
             with Vertical(id="sidebar"):
                 yield Input(placeholder="task / trial name…", id="name-filter")
                 yield FacetList(id="facets")
-            with Vertical(id="main"):
+            with ReadingPanes(id="main"):
                 with Vertical(id="list-pane"):
                     trials = TrialList(self.session, id="trials")
                     yield TrialListHeader(trials, id="list-header")

@@ -6,6 +6,7 @@ from bisect import bisect_right
 
 from rich.segment import Segment
 from rich.style import Style
+from textual.message import Message
 
 from ...render.verifier import verifier_view
 from .. import keymap
@@ -13,10 +14,19 @@ from .block_view import BlockView
 from .cursor_list import CursorKeys
 
 CURSOR = Style(color="cyan", bold=True)
+RESIZE_STEP = 4
+"""Lines `+` / `-` add to or take from the panel."""
 
 
 class VerifierPanel(CursorKeys, BlockView):
     BINDINGS = keymap.VERIFIER
+
+    class Resized(Message):
+        """`+` / `-`: the panel asks its container for `delta` more (or fewer) lines."""
+
+        def __init__(self, delta: int) -> None:
+            super().__init__()
+            self.delta = delta
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -151,7 +161,7 @@ class VerifierPanel(CursorKeys, BlockView):
         return max(0, bisect_right([s for s, _ in spans], position) - 1)
 
     def action_grow(self) -> None:
-        self.screen.resize_verifier(+4)
+        self.post_message(self.Resized(+RESIZE_STEP))
 
     def action_shrink(self) -> None:
-        self.screen.resize_verifier(-4)
+        self.post_message(self.Resized(-RESIZE_STEP))

@@ -1,0 +1,72 @@
+"""The triage screen's right-hand column, which shares its height between the trial list, the conversation
+and the verifier.
+
+On a short terminal (80x24) the pane in use gets the room: 8 trial rows while you choose a trial, 3 while
+you read it, a tall verifier while it has focus; `+` / `-` in the verifier and zoom (`z`) adjust the rest.
+The container follows the screen's focus and zoom, and its own height, which is the screen's less the
+bars around it.
+"""
+
+from __future__ import annotations
+
+from textual.containers import Vertical
+from textual.widget import Widget
+
+from .bars import PromptBar
+from .conversation import ConversationView
+from .verifier_panel import VerifierPanel
+
+LIST_ROWS = 8
+"""Trial rows the list shows while you choose (list or sidebar focused): 8 fit at 80x24."""
+SHORT_BODY = 30
+"""Panes shorter than this together give the room to the pane in use: the list keeps a few rows
+(`READING_ROWS`) while you read, and the verifier grows when focused."""
+READING_ROWS = 3
+VERIFIER_SHARE = 0.3
+"""The verifier's share of the height, before `+` / `-`."""
+CONVERSATION_KEEPS = 5
+"""Lines the conversation keeps, its title included, however the others grow."""
+
+
+class ReadingPanes(Vertical):
+    """Holds the list pane (`#list-pane`), the conversation and the verifier, and sets their heights."""
+
+    def __init__(self, *children: Widget, id: str | None = None) -> None:
+        super().__init__(*children, id=id)
+        self._verifier_delta = 0  # lines added or taken by + / -
+        self._pane_in_use: Widget | None = None  # the prompt keeps the arrangement of the pane it serves
+
+    def on_mount(self) -> None:
+        self.watch(self.screen, "focused", self._focus_moved)
+        self.watch(self.screen, "maximized", self.arrange_panes)
+
+    def _focus_moved(self, focused: Widget | None) -> None:
+        if focused is not None and not isinstance(focused, PromptBar):
+            self._pane_in_use = focused
+        self.arrange_panes()
+
+    def on_resize(self) -> None:
+        self.arrange_panes()
+
+    def arrange_panes(self) -> None:
+        """Heights of the trial list and the verifier; the conversation takes the rest."""
+        if not self.is_mounted:
+            return
+        body = self.size.height
+        short = body < SHORT_BODY
+        verifier = self.query_one(VerifierPanel)
+        in_use = self._pane_in_use
+        reading = in_use is verifier or in_use is self.query_one(ConversationView)
+        rows = READING_ROWS if short and reading else max(LIST_ROWS, int(body * VERIFIER_SHARE) - 1)
+        self.query_one("#list-pane").styles.height = rows + 1
+        height = max(3, round(body * VERIFIER_SHARE) + self._verifier_delta)
+        if short and in_use is verifier:
+            height = max(height, body // 2 + 2)
+        height = min(height, max(3, body - rows - 1 - CONVERSATION_KEEPS))
+        verifier.styles.height = "1fr" if self.screen.maximized is verifier else height
+
+    def on_verifier_panel_resized(self, event: VerifierPanel.Resized) -> None:
+        """`+` / `-` in the verifier panel: grow or shrink it by whole lines, from the height it shows."""
+        shown = self.query_one(VerifierPanel).outer_size.height
+        self._verifier_delta = shown + event.delta - round(self.size.height * VERIFIER_SHARE)
+        self.arrange_panes()
