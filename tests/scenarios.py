@@ -45,8 +45,6 @@ async def filtered(pilot) -> None:
     await loaded(pilot)
     screen = pilot.app.screen
     screen.state = screen.state.toggled("outcome", "fail")
-    screen.facet_list.state = screen.state
-    screen.apply_filters()
     await pilot.press("f")
     await pilot.pause()
 

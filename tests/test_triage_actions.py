@@ -7,8 +7,8 @@ from pathlib import Path
 
 from tracetui.data.session import open_session, prepare
 from tracetui.data.sources import SourceSpec
-from tracetui.ui.actions.search import parse_query
 from tracetui.ui.screens.note import NoteScreen
+from tracetui.ui.triage.query import parse_query
 
 from .ui_helpers import make_app, text_of, visible_lines, wait_loaded
 
@@ -36,7 +36,6 @@ async def test_labels_and_notes_persist_and_filter(sources):
         name = app.session.info(trial).trial_name
         # the label facet filters to the labelled trial
         screen.state = screen.state.toggled("label", "reward-hack")
-        screen.apply_filters()
         assert list(screen.trial_list.order) == [trial]
         await pilot.press("q")
     # a new app instance sees the label and the note, and resumes the filters and the trial
@@ -47,8 +46,8 @@ async def test_labels_and_notes_persist_and_filter(sources):
         assert again.session.info(screen.trial).trial_name == name
         from tracetui.store.labels import trial_key
 
-        assert screen.store.note(trial_key(again.session, screen.trial)) == "looks like a test hack"
-        assert "reward-hack" in screen._label_cell(screen.trial, 16)
+        assert screen.labels.store.note(trial_key(again.session, screen.trial)) == "looks like a test hack"
+        assert "reward-hack" in screen.labels.cell(screen.trial, 16)
         from .scenarios import loaded
 
         await loaded(pilot)  # the background verifier index is in, and nothing else is running
@@ -99,7 +98,6 @@ async def test_export_from_the_ui_reopens(sources, tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await wait_loaded(app, pilot)
         screen.state = screen.state.toggled("outcome", "fail")
-        screen.apply_filters()
         listed = screen.trial_list.row_count
         await pilot.press("ctrl+e", "ctrl+a", "ctrl+k", *str(out), "enter")
         await wait_idle(screen, pilot, "export")
@@ -134,7 +132,7 @@ async def test_label_marker_held_status_and_undo(sources):
         trial = screen.trial
         key = trial_key(app.session, trial)
         await pilot.press("1", "2")
-        assert screen.store.labels(key) == {"reward-hack", "bad-task"}
+        assert screen.labels.store.labels(key) == {"reward-hack", "bad-task"}
         row = visible_lines(screen.trial_list)[screen.trial_list.cursor]
         assert "●" in row  # the list marks the labelled trial, even at 80 columns
         status = text_of(screen.query_one("#status"))
@@ -142,9 +140,9 @@ async def test_label_marker_held_status_and_undo(sources):
         screen.status("Reading verifier logs… 50%", background=True)  # background news waits its turn
         assert text_of(screen.query_one("#status")) == status
         await pilot.press("U")
-        assert screen.store.labels(key) == {"reward-hack"}
+        assert screen.labels.store.labels(key) == {"reward-hack"}
         await pilot.press("U")
-        assert screen.store.labels(key) == frozenset()
+        assert screen.labels.store.labels(key) == frozenset()
         assert "●" not in visible_lines(screen.trial_list)[screen.trial_list.cursor]
         assert text_of(screen.query_one("#status")).startswith("Undone:")
         await pilot.press("U")
@@ -160,4 +158,4 @@ async def test_digits_in_a_text_box_never_label(sources):
         assert screen.query_one("#name-filter").value == "123"
         screen.conversation.focus()
         await pilot.press("e", "1", "escape", "slash", "4", "escape", "s", "5", "escape")
-        assert not screen._records and not screen._label_undo
+        assert not screen.labels.records and not screen.labels.undo_stack

@@ -6,7 +6,7 @@ from __future__ import annotations
 from tracetui.data.facets import FilterState
 from tracetui.trace.sanitize import sanitize
 from tracetui.ui.app import StartOptions
-from tracetui.ui.widgets.facet_list import TITLE
+from tracetui.ui.widgets.facet_list import RowKind
 
 from .scenarios import loaded
 from .ui_helpers import make_app, text_of, visible_lines, wait_loaded
@@ -25,9 +25,9 @@ async def test_sidebar_cursor_never_rests_on_a_section_title(sources):
         seen = set()
         for key in ["j"] * len(facets.rows) + ["k"] * len(facets.rows) + ["G", "g", "pagedown", "pageup"]:
             await pilot.press(key)
-            assert facets.rows[facets.cursor].code != TITLE
+            assert facets.rows[facets.cursor].kind is not RowKind.TITLE
             seen.add(facets.cursor)
-        titles = {i for i, r in enumerate(facets.rows) if r.code == TITLE}
+        titles = {i for i, r in enumerate(facets.rows) if r.kind is RowKind.TITLE}
         assert seen and not seen & titles and len(seen) == len(facets.rows) - len(titles)
 
 
@@ -43,11 +43,11 @@ async def test_sidebar_section_jumps(sources):
         for name in order[1:]:
             await pilot.press("right_square_bracket")
             row = facets.rows[facets.cursor]
-            assert row.facet == name and facets.rows[facets.cursor - 1].code == TITLE  # its first value
+            assert row.facet == name and facets.rows[facets.cursor - 1].kind is RowKind.TITLE  # its first value
         await pilot.press("K")
         assert facets.rows[facets.cursor].facet == order[-2]
         await pilot.press("J", "j", "left_square_bracket")  # inside a section: back to its first value
-        assert facets.rows[facets.cursor].facet == order[-1] and facets.rows[facets.cursor - 1].code == TITLE
+        assert facets.rows[facets.cursor].facet == order[-1] and facets.rows[facets.cursor - 1].kind is RowKind.TITLE
         await pilot.press("left_square_bracket")
         assert facets.rows[facets.cursor].facet == order[-2]
         assert app.screen.conversation.current == 0  # [ and ] in the sidebar did not move the conversation
@@ -63,7 +63,7 @@ async def test_sidebar_values_filter_and_short_model_names(sources):
         assert shown[0].startswith("Model") and "gpt-5-mini" in shown[1] and "openai/" not in shown[1]
         assert not any("claude" in line or "pass" in line for line in shown)  # only values that match
         await pilot.press("1", "backspace")  # digits type into the box, they set no label
-        assert not screen._records
+        assert not screen.labels.records
         await pilot.press("enter")
         assert screen.state.selected == {"model": frozenset({model})}
         assert screen.facet_list.has_focus and len(screen.facet_list.rows) > 10  # every value shows again

@@ -1,42 +1,52 @@
 """The triage screen: filter sidebar, trial list, conversation pane and verifier panel.
 
-The screen owns the view state (filters, sort, selected trial) and turns it into data-layer calls;
-the widgets only display what they are given.
+The screen owns the view state (filters, sort, selected trial, search) and turns it into data-layer
+calls; the widgets only display what they are given and post messages back. Its parts that are not
+widgets (labels, the query syntax, the pager and clipboard) live in `ui/triage/`; background work
+reports through messages (`ui/work.py`).
 """
 
 from __future__ import annotations
 
 import gc
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Input, ProgressBar
+from textual.timer import Timer
+from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from ...data.errors import SourceError
 from ...data.facets import FilterState
 from ...data.ordering import SORT_KEYS
+from ...data.search import SearchCancelled, SearchResult, search
 from ...data.session import Session
 from ...data.verifier_index import VerifierIndex, build_verifier_index
 from ...render.highlight import warm_up as warm_up_highlighting
+from ...trace.sanitize import sanitize
 from .. import keymap
-from ..actions.external import ExternalActions
-from ..actions.failures import FailureActions
-from ..actions.filters import FilterActions
-from ..actions.labels import LabelActions
-from ..actions.search import SearchActions
 from ..commands import SortCommands
 from ..filter_commands import FilterValueCommands
-from ..format import human_size, result_text
-from ..widgets.bars import InfoBar, PromptBar
+from ..triage.external import EDITOR, PAGER, copy_text, open_external
+from ..triage.labels import LabelBook
+from ..triage.lines import filters_text, header_versions, position_versions
+from ..triage.query import compile_query, parse_query
+from ..widgets.bars import InfoBar, PromptBar, PromptMode
 from ..widgets.columns import Column
 from ..widgets.conversation import ConversationView
 from ..widgets.cursor_list import CursorList
 from ..widgets.facet_list import FacetList
 from ..widgets.reading_panes import ReadingPanes
+from ..widgets.status_line import StatusLine
 from ..widgets.trial_list import TrialList, TrialListHeader
 from ..widgets.verifier_panel import VerifierPanel
 from ..work import WorkDone, WorkProgress, failure_line
@@ -44,8 +54,10 @@ from ..work import WorkDone, WorkProgress, failure_line
 ALWAYS_SHOWN = ("outcome", "result", "model", "task")
 SHOWN_WHEN_VARIED = ("agent", "model_provider", "trace_source", "dataset")
 INDEXING = "Reading verifier logs"
-STATUS_HOLD = 6.0
-"""Seconds a held message (a label or note change) stays against background messages."""
+UNINDEXED_SCAN = 2000
+"""Trials F parses on the spot, looking for the next failure, before the background index is in."""
+SAVE_DELAY = 1.0
+"""Seconds after the last change that the view is saved: each save waits for the disk."""
 
 
 def tests_cell(summary: str, width: int) -> str:
@@ -55,29 +67,62 @@ def tests_cell(summary: str, width: int) -> str:
     return summary.split(" ")[0] if summary.endswith(" tests") else summary.split(" ")[-1]
 
 
-class TriageScreen(FilterActions, FailureActions, LabelActions, SearchActions, ExternalActions, Screen):
+class VerifiersIndexed(Message):
+    """The verifier index is in: the tests column, the failed-test facet, F over every trial."""
+
+    def __init__(self, index: VerifierIndex) -> None:
+        super().__init__()
+        self.index = index
+
+
+class Searched(Message):
+    """The session search is done: its matches become a filter."""
+
+    def __init__(self, text: str, result: SearchResult) -> None:
+        super().__init__()
+        self.text = text
+        self.result = result
+
+
+class TriageScreen(Screen[None]):
     BINDINGS = keymap.APP
     COMMANDS = {SortCommands, FilterValueCommands}
     ALLOW_IN_MAXIMIZED_VIEW = "Footer, PromptBar, #position, #status-row"
     """A zoomed pane keeps the prompt (find, episode), the position and message lines and the keys."""
 
+    state: reactive[FilterState] = reactive(FilterState, init=False)
+    """The filters: the one copy, which the sidebar is bound to; a change applies them."""
+
     def __init__(self, session: Session, state: FilterState | None = None, trial: int | None = None) -> None:
         super().__init__()
         self.session = session
-        self._restore = state is None and trial is None
-        self.state = state or FilterState()
+        self.labels = LabelBook(session)
+        if state is None and trial is None:  # nothing asked for: reopen where the user left these datasets
+            state, trial = self.labels.saved_view()
+        self.set_reactive(TriageScreen.state, state or FilterState())
         self.sort_key = "task"
         self.sort_reverse = False
         self.trial: int | None = None
         self._start_trial = trial
         self._subagent = -1  # -1: the main history; else an index into history.subagents
+        self.verifier_index: VerifierIndex | None = None
+        self.search_result: SearchResult | None = None
+        self.find_pattern: re.Pattern[str] | None = None
+        self._save_timer: Timer | None = None
+        self._answers: dict[PromptMode, Callable[[str], object]] = {
+            PromptMode.FIND: self.find_in_conversation,
+            PromptMode.SEARCH: self.start_search,
+            PromptMode.EXPORT: self.run_export,
+            PromptMode.EPISODE: self.goto_episode,
+        }
+        """What each prompt's answer does (the value filter's answer is the sidebar's)."""
 
     def compose(self) -> ComposeResult:
         yield InfoBar(id="header")
         with Horizontal(id="body"):
             with Vertical(id="sidebar"):
-                yield Input(placeholder="task / trial name…", id="name-filter")
-                yield FacetList(id="facets")
+                yield Input(self.state.text, placeholder="task / trial name…", id="name-filter")
+                yield FacetList(id="facets").data_bind(TriageScreen.state)
             with ReadingPanes(id="main"):
                 with Vertical(id="list-pane"):
                     trials = TrialList(self.session, id="trials")
@@ -87,9 +132,7 @@ class TriageScreen(FilterActions, FailureActions, LabelActions, SearchActions, E
                 yield VerifierPanel(id="verifier")
         yield PromptBar(id="prompt")
         yield InfoBar(id="position")
-        with Horizontal(id="status-row"):
-            yield InfoBar(id="status")
-            yield ProgressBar(total=1.0, show_eta=False, id="work")
+        yield StatusLine(id="status-row")
         yield Footer()
 
     # --- shortcuts -----------------------------------------------------------------------------
@@ -113,17 +156,16 @@ class TriageScreen(FilterActions, FailureActions, LabelActions, SearchActions, E
     def prompt(self) -> PromptBar:
         return self.query_one(PromptBar)
 
+    @property
+    def status_line(self) -> StatusLine:
+        return self.query_one(StatusLine)
+
     def on_mount(self) -> None:
-        saved_state, saved_trial = self.open_labels(restore=self._restore)
-        if saved_state is not None:
-            self.state = saved_state
-        if saved_trial is not None:
-            self._start_trial = saved_trial
+        self._report_store()
+        self._labels_column()
         self.conversation.border_title = "conversation"
         self.verifier.border_title = "verifier"
-        self.facet_list.state = self.state
         self._show_facets()
-        self.query_one("#name-filter", Input).value = self.state.text
         self.apply_filters(keep=self._start_trial)
         self.trial_list.focus()
         self.call_after_refresh(self._settle)
@@ -143,28 +185,24 @@ class TriageScreen(FilterActions, FailureActions, LabelActions, SearchActions, E
         names += [n for n in facets.facets if n not in ALWAYS_SHOWN + SHOWN_WHEN_VARIED and totals[n].any()]
         self.facet_list.set_facets([facets.facets[n] for n in names], totals, {"model": self.trial_list.model_names})
 
+    # --- background work -----------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="verifier-index", exit_on_error=False, description=INDEXING)
     def index_verifiers(self) -> None:
         """Parse every trial's verifier log in the background: the tests column and failed-test facet."""
         worker = get_current_worker()
-        progress = lambda f: self.post_message(WorkProgress(f"{INDEXING}…", f, background=True))  # noqa: E731
+
+        def progress(fraction: float) -> None:
+            self.post_message(WorkProgress(f"{INDEXING}…", fraction, background=True))
+
         try:
             index = build_verifier_index(self.session, progress, lambda: worker.is_cancelled)
         except InterruptedError:
             return
-        self.post_message(self.VerifiersIndexed(index))
-
-    class VerifiersIndexed(Message):
-        """The verifier index is in: the tests column, the failed-test facet, F over every trial."""
-
-        def __init__(self, index: VerifierIndex) -> None:
-            super().__init__()
-            self.index = index
+        self.post_message(VerifiersIndexed(index))
 
     @on(VerifiersIndexed)
     def _verifiers_indexed(self, event: VerifiersIndexed) -> None:
-        index = event.index
-        self.verifier_index = index
+        index = self.verifier_index = event.index
         self.session.facets.add(index.facet())
         self.trial_list.set_column(
             Column(
@@ -179,15 +217,40 @@ class TriageScreen(FilterActions, FailureActions, LabelActions, SearchActions, E
         self._show_facets()
         self.apply_filters()
         gc.freeze()
-        if self._status_text.startswith(INDEXING):
+        if self.status_line.text.startswith(INDEXING):
             self.status("", background=True)
 
+    @on(WorkProgress)
+    def _work_progress(self, event: WorkProgress) -> None:
+        if not event.background:
+            self.status_line.working(event.text, event.fraction)
+        elif not self.status_line.text or self.status_line.text.startswith(event.text):
+            self.status(f"{event.text} {event.fraction:.0%}", background=True)
+
+    @on(WorkDone)
+    def _work_done(self, event: WorkDone) -> None:
+        self.status_line.working("", None)
+        self.status(event.text)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A worker that raised: one line in the message line, and the app goes on."""
+        if event.state == WorkerState.ERROR:
+            self.status_line.working("", None)
+            self.status(failure_line(event.worker))
+
+    def status(self, message: str, hold: bool = False, background: bool = False) -> None:
+        """The message line: what the last action did (the position line above says where we are)."""
+        self.status_line.say(message, hold, background)
+
     # --- filtering and sorting -----------------------------------------------------------------
+    def watch_state(self) -> None:
+        self.apply_filters()
+
     def apply_filters(self, keep: int | None = None) -> None:
         result = self.session.facets.apply(self.state, self.search_mask)
         order = self.session.ordering.sort(result.visible, self.sort_key, self.sort_reverse)
         self.trial_list.set_order(order, keep=keep if keep is not None else self.trial)
-        self.facet_list.update(result, self.state)
+        self.facet_list.update(result)
         self.trial_list.set_sort(self.sort_key, self.sort_reverse)
         self._update_header(order)
         self.schedule_save()
@@ -200,36 +263,21 @@ class TriageScreen(FilterActions, FailureActions, LabelActions, SearchActions, E
         else:
             self._show_trial(self.trial_list.current_trial)
 
+    @property
+    def search_mask(self) -> np.ndarray | None:
+        return self.search_result.trials if self.search_result is not None else None
+
     def _update_header(self, order: np.ndarray) -> None:
-        """Sources, counts, pass rate and filters; on narrow terminals it abbreviates before it drops,
-        and the filters and pass rate stay."""
-        session = self.session
-        shown = len(order)
-        outcome = session.trials.outcome[order]
-        rated = np.count_nonzero(outcome != 4)
-        passed = np.count_nonzero(outcome == 0)
-        rate = f"{100 * passed / rated:.1f}%" if rated else "—"
-        sources = ", ".join(
-            (ds.source.display or ds.label) + (f"@{ds.source.revision[:8]}" if ds.source.revision else "")
-            for ds in session.datasets
-        )
-        filters = self._filters_text()
-        tail = (("  ·  ", ""), (filters, "yellow")) if filters else ()
-        short_tail = ((" · ", ""), (filters, "yellow")) if filters else ()
-        counts = f"{shown:,}/{len(session):,}"
-        self.query_one("#header", InfoBar).show_versions(
-            [
-                ("tracetui ", "bold"),
-                (sources, "cyan"),
-                f"  ·  {counts} trials  ·  {session.num_rows:,} rows  ·  pass ",
-                (rate, "bold green"),
-                *tail,
-            ],
-            [(sources, "cyan"), f"  ·  {counts} trials  ·  pass ", (rate, "bold green"), *tail],
-            [(sources, "cyan"), f" · {counts} · pass ", (rate, "bold green"), *short_tail],
-            [f"{counts} trials · pass ", (rate, "bold green"), *short_tail],
-            [f"{counts} · pass ", (rate, "bold green"), *short_tail],
-        )
+        search = self.search_result.pattern if self.search_result is not None else None
+        filters = filters_text(self.state, self.trial_list.model_names, search)
+        self.query_one("#header", InfoBar).show_versions(*header_versions(self.session, order, filters))
+
+    def toggle_filter(self, facet: str, label: str) -> None:
+        """A filter value on or off (the sidebar, the command palette)."""
+        self.state = self.state.toggled(facet, label)
+        shown = f"{facet}={self.facet_list.shown_label(facet, label)}"
+        on = label in self.state.selected.get(facet, ())
+        self.status(f"Filter {shown} on: {len(self.trial_list.order):,} trials." if on else f"Filter {shown} off.")
 
     @on(FacetList.Toggled)
     def _toggled(self, event: FacetList.Toggled) -> None:
@@ -238,12 +286,32 @@ class TriageScreen(FilterActions, FailureActions, LabelActions, SearchActions, E
     @on(Input.Changed, "#name-filter")
     def _name_changed(self, event: Input.Changed) -> None:
         self.state = FilterState(self.state.selected, event.value)
-        self.apply_filters()
+
+    @on(FacetList.FilterValues)
+    def _filter_values(self) -> None:
+        self.prompt.ask(PromptMode.VALUES, "show filter values containing… (↑ / ↓ move, Enter toggles, Esc)")
+
+    @on(Input.Changed, "#prompt")
+    def _prompt_changed(self, event: Input.Changed) -> None:
+        if self.prompt.mode is PromptMode.VALUES:
+            self.facet_list.set_query(event.value)
+
+    @on(PromptBar.Stepped)
+    def _prompt_stepped(self, event: PromptBar.Stepped) -> None:
+        if event.mode is PromptMode.VALUES:
+            self.facet_list.move_to(self.facet_list.cursor + event.step)
+
+    def _values_answered(self, text: str) -> None:
+        """Enter toggles the value under the sidebar's cursor; either way all values show again."""
+        facets = self.facet_list
+        if text and facets.current_value() is not None:
+            facets.activate()
+        facets.set_query("")
+        facets.focus()
 
     def action_clear_filters(self) -> None:
         self.state = FilterState()
         self.query_one("#name-filter", Input).value = ""
-        self.apply_filters()
         self.status("Filters cleared.")
 
     def action_cycle_sort(self) -> None:
@@ -280,7 +348,7 @@ class TriageScreen(FilterActions, FailureActions, LabelActions, SearchActions, E
         self.conversation.show(history.messages, history)
         info = self.session.info(trial)
         self.verifier.show(self.session.verifier_output(trial), info.outcome, info.result)
-        self.highlight_matches()
+        self._highlight_matches()
         self._status_position()
 
     def action_prev_trial(self) -> None:
@@ -300,78 +368,10 @@ class TriageScreen(FilterActions, FailureActions, LabelActions, SearchActions, E
         self._status_position()
 
     def _status_position(self) -> None:
-        if self.trial is None:
-            return
-        info = self.session.info(self.trial)
-        conv = self.conversation
-        episode, episodes = conv.episode_position()
-        model = self.trial_list.model_names.get(info.model, "—")
-        name, result = (info.trial_name or info.task, "bold"), f"  {result_text(info.result, info.reward)}  "
-        head = [name, f"  {model}", result]
-        if conv.title != "main":
-            head.append((f"[sub-agent: {conv.title}]  ", "magenta"))
-        where, short_where = [], []
-        if episode is not None:
-            where.append(f"episode {episode}/{episodes}  ")
-            short_where.append(f"ep {episode}/{episodes} ")
-        if conv.messages:
-            where.append(f"message {conv.current + 1}/{len(conv.messages)}  ")
-            short_where.append(f"msg {conv.current + 1}/{len(conv.messages)}")
-        subs = len(conv.history.subagents) if conv.history else 0
-        more = [(f"  ·  {subs} sub-agent conversations (u)", "dim")] if subs else []
-        self.query_one("#position", InfoBar).show_versions(
-            [*head, *where, (human_size(info.size), "dim"), *more],
-            [*head, *where, *([(f"· {subs} sub-agents (u)", "dim")] if subs else [])],
-            [*head, *short_where],
-            [name, result, *head[3:], *short_where],
-        )
-
-    _status_text = ""
-    _status_held = None  # the timer that ends a held message
-
-    @on(WorkProgress)
-    def _work_progress(self, event: WorkProgress) -> None:
-        if not event.background:
-            self.working(event.text, event.fraction)
-        elif not self._status_text or self._status_text.startswith(event.text):
-            self.status(f"{event.text} {event.fraction:.0%}", background=True)
-
-    @on(WorkDone)
-    def _work_done(self, event: WorkDone) -> None:
-        self.working("", None)
-        self.status(event.text)
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A worker that raised: one line in the message line, and the app goes on."""
-        if event.state == WorkerState.ERROR:
-            self.working("", None)
-            self.status(failure_line(event.worker))
-
-    def working(self, message: str, fraction: float | None) -> None:
-        """Progress of long work (search, export) in the message line; None hides the bar."""
-        bar = self.query_one("#work", ProgressBar)
-        bar.display = fraction is not None
-        if fraction is not None:
-            bar.update(progress=fraction)
-            self.status(message, background=True)
-
-    def status(self, message: str, hold: bool = False, background: bool = False) -> None:
-        """The message line: what the last action did (the position line above says where we are).
-
-        A held message (a change to what the user wrote: labels, notes) stays at least STATUS_HOLD
-        seconds against background messages (progress); the user's next action still replaces it."""
-        if background and self._status_held is not None:
-            return
-        if self._status_held is not None:
-            self._status_held.stop()
-            self._status_held = None
-        if hold:
-            self._status_held = self.set_timer(STATUS_HOLD, self._release_status)
-        self._status_text = message
-        self.query_one("#status", InfoBar).show((message, "italic"))
-
-    def _release_status(self) -> None:
-        self._status_held = None
+        if self.trial is not None:
+            model = self.trial_list.model_names.get(self.session.info(self.trial).model, "—")
+            versions = position_versions(self.session, self.trial, model, self.conversation)
+            self.query_one("#position", InfoBar).show_versions(*versions)
 
     def action_prev_message(self) -> None:
         self._show_trial(self.trial_list.current_trial)  # a cursor move still in the queue comes first
@@ -403,32 +403,27 @@ class TriageScreen(FilterActions, FailureActions, LabelActions, SearchActions, E
     # --- prompts -------------------------------------------------------------------------------
     def action_goto_episode(self) -> None:
         episodes = self.conversation.episode_position()[1]
-        self.prompt.ask("episode", f"go to episode (0–{max(0, episodes - 1)})")
+        self.prompt.ask(PromptMode.EPISODE, f"go to episode (0–{max(0, episodes - 1)})")
+
+    def goto_episode(self, text: str) -> None:
+        try:
+            episode = int(text)
+        except ValueError:
+            self.status(f"Not an episode number: {text!r}")
+            return
+        if not self.conversation.goto_episode(episode):
+            self.status(f"No episode {episode} in this trial.")
 
     @on(PromptBar.Answered)
     def _prompted(self, event: PromptBar.Answered) -> None:
-        if event.mode == "values":
+        if event.mode is PromptMode.VALUES:
             self._values_answered(event.value)
             return
         if self.maximized is not None and self.maximized is not self.conversation:
             self.maximize(self.conversation)  # what the answer acts on stays in view
         self.conversation.focus()
-        if not event.value:
-            return
-        if event.mode == "find":
-            self.find_in_conversation(event.value)
-        elif event.mode == "search":
-            self.start_search(event.value)
-        elif event.mode == "export":
-            self.run_export(event.value)
-        elif event.mode == "episode":
-            try:
-                episode = int(event.value)
-            except ValueError:
-                self.status(f"Not an episode number: {event.value!r}")
-                return
-            if not self.conversation.goto_episode(episode):
-                self.status(f"No episode {episode} in this trial.")
+        if event.value:
+            self._answers[event.mode](event.value)
 
     def action_escape(self) -> None:
         """Esc: cancel running work, else clear the search, else leave the maximized pane."""
@@ -440,6 +435,274 @@ class TriageScreen(FilterActions, FailureActions, LabelActions, SearchActions, E
             self.clear_search()
         elif self.maximized is not None:
             self.minimize()
+
+    # --- search every trial (s) and find in the conversation (/) -------------------------------
+    def action_search(self) -> None:
+        current = self.search_result.pattern if self.search_result else ""
+        self.prompt.ask(PromptMode.SEARCH, "search every trial (/regex/; Esc cancels)", current)
+
+    def start_search(self, text: str) -> None:
+        try:
+            compile_query(text)
+        except ValueError as exc:
+            self.status(str(exc))
+            return
+        self.status(f"Searching for {text!r}… (Esc cancels)")
+        self.run_search(text)
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="Search")
+    def run_search(self, text: str) -> None:
+        worker = get_current_worker()
+        pattern, regex, ignore_case = parse_query(text)
+
+        def progress(fraction: float) -> None:
+            self.post_message(WorkProgress(f"Searching for {text!r}… (Esc cancels)", fraction))
+
+        try:
+            result = search(
+                self.session,
+                pattern,
+                regex=regex,
+                ignore_case=ignore_case,
+                progress=progress,
+                cancelled=lambda: worker.is_cancelled,
+            )
+        except SearchCancelled:
+            self.post_message(WorkDone("Search cancelled."))
+            return
+        except ValueError as exc:
+            self.post_message(WorkDone(str(exc)))
+            return
+        self.post_message(Searched(text, result))
+
+    @on(Searched)
+    def _searched(self, event: Searched) -> None:
+        self.status_line.working("", None)
+        self.search_result = result = event.result
+        self.find_pattern = compile_query(event.text)
+        self.trial = None  # show the first trial of the results afresh, jumping to its first match
+        self.apply_filters()
+        gb = result.bytes_scanned / 1e9
+        rate = f"{gb / result.seconds:.1f} GB/s" if result.seconds > 0 else ""
+        self.status(
+            f"matches: {result.matched_trials:,} trials for {event.text!r} ({gb:.2f} GB, {rate}); n / N move, Esc clears"
+        )
+
+    def clear_search(self) -> None:
+        self.search_result = None
+        self.find_pattern = None
+        self.conversation.find(None)
+        self.apply_filters()
+        self.status("Search cleared.")
+
+    def _highlight_matches(self) -> None:
+        """After a trial is shown: highlight the active find/search and jump to its first match."""
+        if self.find_pattern is not None and self.conversation.find(self.find_pattern):
+            self.conversation.goto_match(1)
+
+    def action_find(self) -> None:
+        self.prompt.ask(PromptMode.FIND, "find in this conversation (/regex/; Enter; Esc cancels)")
+
+    def find_in_conversation(self, text: str) -> None:
+        try:
+            self.find_pattern = compile_query(text)
+        except ValueError as exc:
+            self.status(str(exc))
+            return
+        count = self.conversation.find(self.find_pattern)
+        if count:
+            position, total = self.conversation.goto_match(1)
+            self.status(f"match {position}/{total} for {text!r} (n / N)")
+        else:
+            self.status(f"No match for {text!r} in what is shown (t unfolds reasoning).")
+
+    def _goto_match(self, step: int) -> None:
+        position, total = self.conversation.goto_match(step)
+        self.status(f"match {position}/{total} (n / N)" if total else "No find active: / finds, s searches all.")
+
+    def action_find_next(self) -> None:
+        self._goto_match(+1)
+
+    def action_find_prev(self) -> None:
+        self._goto_match(-1)
+
+    # --- F: failed tests -----------------------------------------------------------------------
+    def action_next_failure(self) -> None:
+        """F: the verifier, focused, at the traceback of the first failed test; again, at the next one,
+        then at the first one of the next trial in the list that has any (wrapping at the end)."""
+        self._show_trial(self.trial_list.current_trial)  # a list move still in the queue comes first
+        panel = self.verifier
+        panel.display = True
+        following = panel.failure + 1 if panel.has_focus else 0
+        if panel.goto_failure(following):
+            return self._reached_failure("")
+        order, start = self.trial_list.order, self.trial_list.cursor
+        if not len(order):
+            return self.status("No trials listed (x clears the filters).")
+        scan = len(order) if self.verifier_index is not None else min(len(order), UNINDEXED_SCAN)
+        for step in range(1, scan + 1):
+            position = (start + step) % len(order)
+            if self._may_have_failures(int(order[position])):
+                self.trial_list.move_to(position)
+                self._show_trial(self.trial_list.current_trial)
+                if panel.goto_failure(0):
+                    return self._reached_failure(" (from the top of the list)" if position <= start else "")
+        self.status(
+            "No failed tests with a traceback in the listed trials."
+            if scan == len(order)
+            else "No failed tests in the next trials; the rest are still being read."
+        )
+        return None
+
+    def _may_have_failures(self, trial: int) -> bool:
+        if self.verifier_index is not None:
+            return bool(self.verifier_index.failed[trial])
+        from ...verifier import parse_verifier
+
+        return bool(parse_verifier(self.session.verifier_output(trial)).failed_tests)
+
+    def _reached_failure(self, note: str) -> None:
+        panel = self.verifier
+        panel.focus()
+        failures = panel.failures()
+        name = failures[panel.failure][0]
+        self.status(f"Failed test {panel.failure + 1}/{len(failures)}: {name}{note}  (F: next failure)")
+
+    # --- labels and notes ----------------------------------------------------------------------
+    def _labels_column(self) -> None:
+        width = self.labels.column_width()
+        if width is None:
+            self.trial_list.remove_column("labels")
+        else:
+            self.trial_list.set_column(Column("labels", "labels", width, self.labels.cell, give_way=((25, 2),)))
+
+    def _labels_changed(self, message: str) -> None:
+        self.labels.refresh()
+        self._labels_column()
+        self._show_facets()
+        self.apply_filters()
+        self.status(message, hold=True)
+        self._report_store()
+
+    def _report_store(self) -> None:
+        for warning in self.labels.warnings():
+            self.app.notify(warning, severity="warning", timeout=8, markup=False)
+
+    def action_label(self, number: int) -> None:
+        label = self.labels.config.label_for_digit(number)
+        if self.trial is None:
+            return
+        if label is None:
+            self.status(f"No label {number}: set `labels = [...]` in the config file.")
+            return
+        self._labels_changed(self.labels.toggle(self.trial, label))
+
+    def action_undo_label(self) -> None:
+        """U: the trial of the last label change gets back the labels it had before it."""
+        message = self.labels.undo()
+        if message is None:
+            self.status("No label change to undo.")
+        else:
+            self._labels_changed(message)
+
+    def action_annotate(self) -> None:
+        from .note import NoteScreen
+
+        if self.trial is None:
+            return
+        trial = self.trial
+
+        def saved(text: str | None) -> None:
+            message = None if text is None else self.labels.set_note(trial, text)
+            if message is not None:
+                self._labels_changed(message)
+
+        self.app.push_screen(NoteScreen(self.labels.title(trial), self.labels.note(trial)), saved)
+
+    def schedule_save(self) -> None:
+        """Save the view a moment after the last change."""
+        if self._save_timer is not None:
+            self._save_timer.stop()
+        self._save_timer = self.set_timer(SAVE_DELAY, self.save_view)
+
+    def save_view(self) -> None:
+        self.labels.save_view(self.state, self.trial)
+        self._report_store()
+
+    # --- getting things out: copy, pager, editor, export --------------------------------------
+    def action_copy(self) -> None:
+        """`y`: the current message in the conversation, else the trial's id."""
+        if self.trial is None:
+            return
+        message = self.conversation.current_message()
+        if self.focused is self.conversation and message is not None:
+            self.status(copy_text(self.app, sanitize(message.content)))
+        else:
+            info = self.session.info(self.trial)
+            self.status(copy_text(self.app, info.trial_name or f"{info.run_id}:{info.task}"))
+
+    def action_copy_trial(self) -> None:
+        from ...data.export import trial_markdown
+
+        if self.trial is not None:
+            self.status(copy_text(self.app, trial_markdown(self.session, self.trial), suffix=".md"))
+
+    def _open_external(self, program: tuple[str, str], text: str, suffix: str = ".txt") -> None:
+        problem = open_external(self.app, program, text, suffix)
+        if problem is not None:
+            self.status(problem)
+
+    def _current_text(self) -> str | None:
+        message = self.conversation.current_message()
+        return sanitize(message.content) if message is not None else None
+
+    def action_pager(self) -> None:
+        text = self._current_text()
+        if text is not None:
+            self._open_external(PAGER, text)
+
+    def action_pager_trial(self) -> None:
+        from ...data.export import trial_markdown
+
+        if self.trial is not None:
+            self._open_external(PAGER, trial_markdown(self.session, self.trial), ".md")
+
+    def action_editor(self) -> None:
+        text = self._current_text()
+        if text is not None:
+            self._open_external(EDITOR, text)
+
+    def action_export(self) -> None:
+        name = f"tracetui-export-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
+        self.prompt.ask(PromptMode.EXPORT, "export the listed trials to (.jsonl / .parquet / .csv; Esc cancels)", name)
+
+    @work(thread=True, exclusive=True, group="export", exit_on_error=False, description="Export")
+    def run_export(self, path: str) -> None:
+        from ...data.export import export_trials
+        from ...store.labels import session_records
+
+        worker = get_current_worker()
+        trials = np.asarray(self.trial_list.order)
+        records = session_records(self.session, self.labels.store)
+
+        def progress(fraction: float, rows: str) -> None:
+            self.post_message(WorkProgress(f"Exporting {rows}… (Esc cancels)", fraction))
+
+        try:
+            rows = export_trials(
+                self.session,
+                trials,
+                Path(path).expanduser(),
+                {t: set(r.labels) for t, r in records.items()},
+                {t: r.note for t, r in records.items()},
+                progress=progress,
+                cancelled=lambda: worker.is_cancelled,
+            )
+        except SourceError as exc:
+            message = f"Export failed: {exc}"
+        else:
+            message = f"Exported {len(trials):,} trials ({rows:,} rows) to {path}" if rows else "Export cancelled."
+        self.post_message(WorkDone(message))
 
     # --- layout --------------------------------------------------------------------------------
     def action_focus_filters(self) -> None:
@@ -462,15 +725,13 @@ class TriageScreen(FilterActions, FailureActions, LabelActions, SearchActions, E
             self.maximize(target)
 
     # --- other screens -------------------------------------------------------------------------
-    def _visible(self):
+    def _visible(self) -> np.ndarray:
         return self.session.facets.apply(self.state, self.search_mask).visible
 
     def _apply_picked(self, picked: FilterState | None) -> None:
         """A filter chosen on the stats or head-to-head screen narrows the current one."""
         if picked is not None:
             self.state = FilterState({**self.state.selected, **picked.selected}, self.state.text)
-            self.facet_list.state = self.state
-            self.apply_filters()
 
     # The other screens import on first use: they are not needed for the first frame.
     def action_stats(self) -> None:

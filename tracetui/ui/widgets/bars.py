@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from enum import Enum
+
 from rich.cells import get_character_cell_size
 from rich.text import Text
 from textual import events
@@ -75,6 +77,17 @@ def cut_at_word(text: Text, width: int) -> Text:
     return cut
 
 
+class PromptMode(Enum):
+    """What the prompt asks for; its answer goes to the screen with the mode."""
+
+    FIND = "find"
+    SEARCH = "search"
+    EPISODE = "episode"
+    EXPORT = "export"
+    VALUES = "values"
+    """The sidebar's value filter: the screen narrows the values as the text changes."""
+
+
 class PromptBar(Input):
     """A single-line prompt docked at the bottom: find (`/`), search (`s`), episode jumps (`e`), export,
     and the sidebar's value filter, whose cursor ↑ / ↓ move while typing."""
@@ -82,7 +95,9 @@ class PromptBar(Input):
     BINDINGS = keymap.PROMPT
 
     class Answered(Message):
-        def __init__(self, mode: str, value: str) -> None:
+        """Enter (the text) or Esc (an empty answer)."""
+
+        def __init__(self, mode: PromptMode, value: str) -> None:
             super().__init__()
             self.mode = mode
             self.value = value
@@ -90,7 +105,7 @@ class PromptBar(Input):
     class Stepped(Message):
         """↑ / ↓ while typing: the screen moves whatever the prompt is choosing from."""
 
-        def __init__(self, mode: str, step: int) -> None:
+        def __init__(self, mode: PromptMode, step: int) -> None:
             super().__init__()
             self.mode = mode
             self.step = step
@@ -100,19 +115,15 @@ class PromptBar(Input):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.mode = ""
+        self.mode = PromptMode.FIND
         self.display = False
 
-    def ask(self, mode: str, placeholder: str, value: str = "") -> None:
+    def ask(self, mode: PromptMode, placeholder: str, value: str = "") -> None:
         self.mode = mode
         self.placeholder = placeholder
         self.value = value
         self.display = True
         self.focus()
-
-    def close(self) -> None:
-        self.display = False
-        self.screen.focus_previous()
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

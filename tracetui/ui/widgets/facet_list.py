@@ -8,12 +8,14 @@ only the values that contain it, in every facet.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from enum import Enum
 
 import numpy as np
 from rich.segment import Segment
 from rich.style import Style
 from textual.message import Message
+from textual.reactive import reactive
 from textual.strip import Strip
 
 from ...data.facets import Facet, FacetResult, FilterState
@@ -26,15 +28,24 @@ HEADER = Style(bold=True, underline=True)
 SELECTED_ROW = Style(reverse=True)
 DIM = Style(dim=True)
 ON = Style(color="cyan", bold=True)
-TITLE, MORE = -1, -2
-"""Row codes that are not values: a facet's title row, its "more" / "fewer" row."""
 
 
-@dataclass(slots=True)
+class RowKind(Enum):
+    TITLE = "title"
+    """A facet's title: the cursor skips it."""
+    VALUE = "value"
+    MORE = "more"
+    """The "▾ N more" / "▴ fewer" row of a facet with many values."""
+
+
+@dataclass(frozen=True, slots=True)
 class Row:
     facet: str
-    code: int = TITLE  # a value's code in its facet, or TITLE / MORE
-    hidden: int = 0
+    kind: RowKind
+    code: int = -1
+    """The value's code in its facet (VALUE rows)."""
+    hidden: int = field(default=0, compare=False)
+    """Values a MORE row hides (not part of which row it is)."""
 
 
 class FacetList(CursorList):
@@ -50,12 +61,14 @@ class FacetList(CursorList):
     class FilterValues(Message):
         """`/` in the sidebar: the screen asks for the text that narrows the values."""
 
+    state: reactive[FilterState] = reactive(FilterState, init=False)
+    """The screen's filters (bound to them): which values are on."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.facets: list[Facet] = []
         self.names: dict[str, dict[str, str]] = {}
         self.result: FacetResult | None = None
-        self.state = FilterState()
         self.rows: list[Row] = []
         self.expanded: set[str] = set()
         self.query = ""
@@ -64,7 +77,7 @@ class FacetList(CursorList):
     def set_facets(self, facets: list[Facet], totals: dict[str, np.ndarray], names: dict[str, dict[str, str]]) -> None:
         """The facets to show, the order of their values (by overall count, fixed from then on) and
         the names to show for some values (label -> shown name, e.g. models without their provider)."""
-        current = self.current_value()
+        current = self._value_row()
         self.facets, self.names = facets, names
         self._orders = {}
         for facet in facets:
@@ -76,8 +89,12 @@ class FacetList(CursorList):
             self._orders[facet.name] = order[counts[order] > 0]
         self._build_rows(current)
 
-    def update(self, result: FacetResult, state: FilterState) -> None:
-        self.result, self.state = result, state
+    def update(self, result: FacetResult) -> None:
+        """The counts of the filters applied."""
+        self.result = result
+        self.refresh()
+
+    def watch_state(self) -> None:
         self.refresh()
 
     def value_codes(self, facet: str):
@@ -107,19 +124,19 @@ class FacetList(CursorList):
         extra = [c for c in order[TOP_VALUES:] if facet.labels[c] in selected]  # selected values stay visible
         return np.concatenate([order[:TOP_VALUES], np.asarray(extra, dtype=order.dtype)])
 
-    def _build_rows(self, keep: tuple[str, int] | None = None) -> None:
-        """Lay out the sections; the cursor stays on value `keep` (facet, code) when it is still shown."""
+    def _build_rows(self, keep: Row | None = None) -> None:
+        """Lay out the sections; the cursor stays on the row like `keep` when it is still shown."""
         rows: list[Row] = []
         for facet in self.facets:
             shown = self._values_shown(facet)
             if self.query and not len(shown):
                 continue
-            rows.append(Row(facet.name))
-            rows.extend(Row(facet.name, int(code)) for code in shown)
+            rows.append(Row(facet.name, RowKind.TITLE))
+            rows.extend(Row(facet.name, RowKind.VALUE, int(code)) for code in shown)
             if not self.query and len(self._orders[facet.name]) > TOP_VALUES:
-                rows.append(Row(facet.name, MORE, len(self._orders[facet.name]) - len(shown)))
+                rows.append(Row(facet.name, RowKind.MORE, hidden=len(self._orders[facet.name]) - len(shown)))
         self.rows = rows
-        found = [i for i, r in enumerate(rows) if keep and (r.facet, r.code) == keep]
+        found = [i for i, r in enumerate(rows) if r == keep]
         self.set_row_count(len(rows), found[0] if found else self._selectable(0, +1))
 
     def _selectable(self, index: int, step: int) -> int:
@@ -127,21 +144,25 @@ class FacetList(CursorList):
         for direction in (step, -step):
             position = index
             while 0 <= position < len(self.rows):
-                if self.rows[position].code != TITLE:
+                if self.rows[position].kind is not RowKind.TITLE:
                     return position
                 position += direction
         return 0
 
+    def _value_row(self) -> Row | None:
+        """The value row under the cursor (None on a "more" row or an empty list)."""
+        if self.rows and self.cursor < len(self.rows) and self.rows[self.cursor].kind is RowKind.VALUE:
+            return self.rows[self.cursor]
+        return None
+
     def current_value(self) -> tuple[str, int] | None:
         """(facet, code) under the cursor, or None on a "more" row or an empty list."""
-        if not self.rows or self.cursor >= len(self.rows) or self.rows[self.cursor].code < 0:
-            return None
-        row = self.rows[self.cursor]
-        return row.facet, row.code
+        row = self._value_row()
+        return (row.facet, row.code) if row is not None else None
 
     def set_query(self, text: str) -> None:
         """Keep only the values containing `text` (any case), in every facet; "" shows all again."""
-        keep = self.current_value()
+        keep = self._value_row()
         self.query = text.strip()
         self._build_rows(None if self.query else keep)
 
@@ -152,7 +173,7 @@ class FacetList(CursorList):
         return self._selectable(index, +1 if index >= self.cursor else -1)
 
     def _section_starts(self) -> list[int]:
-        return [i for i, r in enumerate(self.rows) if r.code == TITLE]
+        return [i for i, r in enumerate(self.rows) if r.kind is RowKind.TITLE]
 
     def action_next_section(self) -> None:
         later = [i for i in self._section_starts() if i > self.cursor]
@@ -179,13 +200,13 @@ class FacetList(CursorList):
     def render_row(self, index: int, width: int, selected: bool) -> Strip:
         row = self.rows[index]
         facet = self._facet(row.facet)
-        if row.code == TITLE:
+        if row.kind is RowKind.TITLE:
             chosen = len(self.state.selected.get(facet.name, ()))
             title = facet.title + (f" ({chosen})" if chosen else "")
             if self.query:
                 title += f" · “{self.query}”"
             segments = [Segment(fit(title, width), HEADER)]
-        elif row.code == MORE:
+        elif row.kind is RowKind.MORE:
             text = "  ▴ fewer" if row.hidden == 0 else f"  ▾ {row.hidden:,} more"
             segments = [Segment(fit(text, width), DIM)]
         else:
@@ -223,8 +244,8 @@ class FacetList(CursorList):
         if not self.rows:
             return
         row = self.rows[self.cursor]
-        if row.code == MORE:
+        if row.kind is RowKind.MORE:
             self.expanded ^= {row.facet}
-            self._build_rows((row.facet, MORE))
-        elif row.code >= 0:
+            self._build_rows(row)
+        elif row.kind is RowKind.VALUE:
             self.post_message(self.Toggled(row.facet, self._facet(row.facet).labels[row.code]))

@@ -1,0 +1,3 @@
+"""The triage screen's parts that are not widgets: labels and notes (`labels`), the query syntax of find and
+search (`query`), the pager, editor and clipboard (`external`). The screen (`ui/screens/triage.py`) owns them
+and forwards its keys to them; none of them reaches back into it."""

@@ -1,0 +1,80 @@
+"""The triage screen's two information lines, as InfoBar versions (longest first; the bar shows the first
+that fits): the header (sources, counts, pass rate, filters) and the position line (the trial, where the
+conversation is). On narrow terminals they abbreviate before they drop, and what matters most stays."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...data.facets import FilterState
+from ...data.session import Session
+from ...data.trials import PASS, UNKNOWN
+from ..format import human_size, result_text
+from ..widgets.bars import Part
+from ..widgets.conversation import ConversationView
+
+
+def filters_text(state: FilterState, model_names: dict[str, str], search_pattern: str | None) -> str:
+    """The active filters as `facet=value|value`, models by their short names."""
+    parts = [
+        f"{facet}=" + "|".join(sorted(model_names.get(v, v) if facet == "model" else v for v in values))
+        for facet, values in state.selected.items()
+    ]
+    if state.text:
+        parts.append(f"name~{state.text}")
+    if search_pattern is not None:
+        parts.append(f"matches~{search_pattern}")
+    return " ".join(parts)
+
+
+def header_versions(session: Session, order: np.ndarray, filters: str) -> list[list[Part]]:
+    """Sources, counts, pass rate and filters; the filters and pass rate stay the longest."""
+    outcome = session.trials.outcome[order]
+    rated = np.count_nonzero(outcome != UNKNOWN)
+    passed = np.count_nonzero(outcome == PASS)
+    rate: Part = (f"{100 * passed / rated:.1f}%" if rated else "—", "bold green")
+    sources: Part = (
+        ", ".join(
+            (ds.source.display or ds.label) + (f"@{ds.source.revision[:8]}" if ds.source.revision else "")
+            for ds in session.datasets
+        ),
+        "cyan",
+    )
+    tail: list[Part] = [("  ·  ", ""), (filters, "yellow")] if filters else []
+    short_tail: list[Part] = [(" · ", ""), (filters, "yellow")] if filters else []
+    counts = f"{len(order):,}/{len(session):,}"
+    return [
+        [("tracetui ", "bold"), sources, f"  ·  {counts} trials  ·  {session.num_rows:,} rows  ·  pass ", rate, *tail],
+        [sources, f"  ·  {counts} trials  ·  pass ", rate, *tail],
+        [sources, f" · {counts} · pass ", rate, *short_tail],
+        [f"{counts} trials · pass ", rate, *short_tail],
+        [f"{counts} · pass ", rate, *short_tail],
+    ]
+
+
+def position_versions(session: Session, trial: int, model: str, conversation: ConversationView) -> list[list[Part]]:
+    """The trial, its model and result, and where the conversation pane is (episode, message)."""
+    info = session.info(trial)
+    episode, episodes = conversation.episode_position()
+    name: Part = (info.trial_name or info.task, "bold")
+    result = f"  {result_text(info.result, info.reward)}  "
+    head: list[Part] = [name, f"  {model}", result]
+    if conversation.title != "main":
+        head.append((f"[sub-agent: {conversation.title}]  ", "magenta"))
+    where: list[Part] = []
+    short_where: list[Part] = []
+    if episode is not None:
+        where.append(f"episode {episode}/{episodes}  ")
+        short_where.append(f"ep {episode}/{episodes} ")
+    if conversation.messages:
+        where.append(f"message {conversation.current + 1}/{len(conversation.messages)}  ")
+        short_where.append(f"msg {conversation.current + 1}/{len(conversation.messages)}")
+    history = conversation.history
+    subs = len(history.subagents) if history else 0
+    more: list[Part] = [(f"  ·  {subs} sub-agent conversations (u)", "dim")] if subs else []
+    return [
+        [*head, *where, (human_size(info.size), "dim"), *more],
+        [*head, *where, *([(f"· {subs} sub-agents (u)", "dim")] if subs else [])],
+        [*head, *short_where],
+        [name, result, *head[3:], *short_where],
+    ]

@@ -1,0 +1,52 @@
+"""The triage screen's message line: what the last action did, and the progress bar of long work.
+
+A held message (a change to what the user wrote: labels, notes) stays at least `STATUS_HOLD` seconds
+against background messages (progress); the user's next action still replaces it.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.timer import Timer
+from textual.widgets import ProgressBar
+
+from .bars import InfoBar
+
+STATUS_HOLD = 6.0
+"""Seconds a held message stays against background messages."""
+
+
+class StatusLine(Horizontal):
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.text = ""
+        """The message shown."""
+        self._held: Timer | None = None  # ends a held message
+
+    def compose(self) -> ComposeResult:
+        yield InfoBar(id="status")
+        yield ProgressBar(total=1.0, show_eta=False, id="work")
+
+    def say(self, message: str, hold: bool = False, background: bool = False) -> None:
+        """Show `message`; `hold` keeps it against background messages, which give way to it."""
+        if background and self._held is not None:
+            return
+        if self._held is not None:
+            self._held.stop()
+            self._held = None
+        if hold:
+            self._held = self.set_timer(STATUS_HOLD, self._release)
+        self.text = message
+        self.query_one("#status", InfoBar).show((message, "italic"))
+
+    def _release(self) -> None:
+        self._held = None
+
+    def working(self, message: str, fraction: float | None) -> None:
+        """Progress of long work (search, export) with its bar; None hides the bar."""
+        bar = self.query_one("#work", ProgressBar)
+        bar.display = fraction is not None
+        if fraction is not None:
+            bar.update(progress=fraction)
+            self.say(message, background=True)
