@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 
+from tracetui.render.block import Toggle
 from tracetui.render.messages import MessageState, message_blocks
 from tracetui.ui.app import StartOptions
 
@@ -22,7 +23,7 @@ def trials_ending_in_reasoning(session, count: int) -> list[str]:
     for trial in range(len(session)):
         messages = session.history(trial).messages
         blocks = message_blocks(messages, len(messages) - 1, MessageState(think_open=True))
-        if any(b.action == "think" for b in blocks):
+        if any(b.action is Toggle.THINKING for b in blocks):
             found.append(session.info(trial).trial_name)
             if len(found) == count:
                 break

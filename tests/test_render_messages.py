@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from rich.style import Style
 
 from tracetui.render import messages as msgs
+from tracetui.render.block import Toggle
 from tracetui.render.messages import MAX_LINES, MessageState, message_blocks
 from tracetui.render.palette import DEFAULT_PALETTE
 from tracetui.trace.model import Message
@@ -139,11 +140,11 @@ def test_think_folds_to_one_line_and_unfolds_whole():
         ("user", "go"), ("assistant", f"<think>{reasoning}</think>" + '{"analysis": "a", "plan": "p", "commands": []}')
     )
     folded = check(message_blocks(hist, 1), 1)
-    [think] = [b for b in folded if b.action == "think"]
+    [think] = [b for b in folded if b.action is Toggle.THINKING]
     assert "\n" not in think.text and len(think.text) < 140
     assert think.text.startswith("▸ thinking (3.0 KB): The task is straightforward.")
     opened = check(message_blocks(hist, 1, MessageState(think_open=True)), 1)
-    assert [b.text for b in opened if b.action == "think"] == ["▾ thinking (3.0 KB)"]
+    assert [b.text for b in opened if b.action is Toggle.THINKING] == ["▾ thinking (3.0 KB)"]
     assert reasoning.strip() in texts(opened)
 
 
@@ -215,7 +216,7 @@ def test_observation_terminal_block():
 def test_prompt_collapses_the_template():
     blocks = check(message_blocks(golden("terminus-2_hello-world-invalid-json"), 0), 0)
     text = [b.text for b in blocks]
-    assert text[1] == "▸ terminus-2 prompt template (2.8 KB)" and blocks[1].action == "expand"
+    assert text[1] == "▸ terminus-2 prompt template (2.8 KB)" and blocks[1].action is Toggle.EXPAND
     assert 'Task: Create a file called hello.txt with "Hello, world!" as the content.' in text
     assert any(t.startswith("bash: cannot set terminal process group") for t in text)
     assert "Format your response as JSON" not in texts(blocks)
@@ -280,21 +281,21 @@ def test_long_content_is_cut_and_expands():
     lines = [f"line {k}" for k in range(5000)]
     hist = history(("user", "New Terminal Output:\n" + "\n".join(lines)))
     blocks = check(message_blocks(hist, 0), 0)
-    [marker] = [b for b in blocks if b.action == "expand"]
+    [marker] = [b for b in blocks if b.action is Toggle.EXPAND]
     assert marker.text.startswith("… 4,840 lines") and marker.text.endswith("hidden — Enter to expand")
     shown = texts(blocks)
     assert "line 0\n" in shown and "line 4999" in shown and "line 2500" not in shown
     assert sum(b.text.count("\n") + 1 for b in blocks) <= MAX_LINES
     expanded = check(message_blocks(hist, 0, MessageState(expanded=True)), 0)
     assert "line 2500" in texts(expanded)
-    assert [b.text for b in expanded if b.action == "expand"] == ["▴ shown whole — Enter to collapse"]
+    assert [b.text for b in expanded if b.action is Toggle.EXPAND] == ["▴ shown whole — Enter to collapse"]
 
 
 def test_one_megabyte_line_without_newline_is_cut():
     hist = history(("system", "y" * 1_000_000))
     blocks = check(message_blocks(hist, 0), 0)
     assert sum(len(b.text) for b in blocks) < 10_000
-    assert any(b.action == "expand" and "characters" in b.text for b in blocks)
+    assert any(b.action is Toggle.EXPAND and "characters" in b.text for b in blocks)
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tracetui.data.facets import FilterState
+from tracetui.render.block import GotoLogLine
 from tracetui.ui import keymap
 from tracetui.ui.app import StartOptions
 from tracetui.ui.screens.help import HelpScreen
@@ -198,7 +199,7 @@ async def test_enter_on_a_failed_test_jumps_to_its_traceback(sources):
             await pilot.press("L")
         failure = panel.report.failures[0]
         panel.focus()
-        row = next(i for i, b in enumerate(panel.blocks) if b.action == f"goto:{failure.line}")
+        row = next(i for i, b in enumerate(panel.blocks) if b.action == GotoLogLine(failure.line))
         for _ in range(panel.line_of_block(row)):
             await pilot.press("j")
         await pilot.press("enter")

@@ -9,10 +9,38 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 
 from rich.text import Text
 
 from .palette import Palette
+
+
+class Toggle(Enum):
+    """Enter on a block that folds: the view flips a state and renders the blocks again."""
+
+    THINKING = "thinking"
+    """A message's reasoning: folded to a one-line preview, or shown."""
+    EXPAND = "expand"
+    """Something cut to its head and tail (a long message, a long log): shown whole, or cut again."""
+
+
+@dataclass(frozen=True, slots=True)
+class GotoLogLine:
+    """Enter on a failed test: the verifier panel's cursor goes to this line of the log (0-based)."""
+
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class UnfoldNoise:
+    """Enter on folded install output: the verifier panel shows the report's noise range `fold`."""
+
+    fold: int
+
+
+BlockAction = Toggle | GotoLogLine | UnfoldNoise
+"""What Enter does on a block."""
 
 
 @dataclass(eq=False, slots=True)
@@ -27,8 +55,8 @@ class Block:
     """Cells of left padding on every line."""
     wrap: bool = True
     """Word-wrap (prose) when True; hard-wrap at the cell width (code, terminal output) when False."""
-    action: str | None = None
-    """What Enter does on this block, e.g. "think" (toggle reasoning) or "expand" (show all lines)."""
+    action: BlockAction | None = None
+    """What Enter does on this block."""
     message: int = -1
     """Index of the message this block belongs to in the trial history; -1 for trial-level blocks."""
 

@@ -4,8 +4,8 @@ Every block's text is sanitized and already cut to a readable size; all highligh
 ANSI colours) is deferred to the blocks' stylers, so building the blocks of even a 5 MB message
 costs a few string scans. Cuts are made on the raw text before anything else looks at it.
 
-Blocks carry `action="think"` (Enter toggles MessageState.think_open) on reasoning headers and
-`action="expand"` (toggles MessageState.expanded) on "… N lines hidden" markers, their
+Blocks carry `action=Toggle.THINKING` (Enter toggles MessageState.think_open) on reasoning headers and
+`action=Toggle.EXPAND` (toggles MessageState.expanded) on "… N lines hidden" markers, their
 "collapse" counterparts and folded prompt templates.
 """
 
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from rich.text import Text
 
 from tracetui.render.ansi import ansi_text
-from tracetui.render.block import Block
+from tracetui.render.block import Block, Toggle
 from tracetui.render.highlight import highlight
 from tracetui.render.palette import Palette
 from tracetui.trace.actions import AssistantReply, Command, ToolCall, parse_assistant
@@ -189,7 +189,7 @@ def _hidden_marker(s: str, head_end: int, tail_start: int, indent: int) -> Block
     lines = s.count("\n", start, end) + 1 if end > start else 0
     what = f"{lines:,} lines" if lines > 1 else f"{end - start:,} characters"
     return Block(
-        f"… {what} ({_size(end - start)}) hidden — Enter to expand", style="marker", indent=indent, action="expand"
+        f"… {what} ({_size(end - start)}) hidden — Enter to expand", style="marker", indent=indent, action=Toggle.EXPAND
     )
 
 
@@ -199,7 +199,7 @@ def _cut_blocks(raw: str, state: MessageState, make: Callable[[str], list[Block]
     if cut is None:
         return make(raw)
     if state.expanded:
-        collapse = Block("▴ shown whole — Enter to collapse", style="marker", indent=indent, action="expand")
+        collapse = Block("▴ shown whole — Enter to collapse", style="marker", indent=indent, action=Toggle.EXPAND)
         return [*make(raw), collapse]
     head_end, tail_start = cut
     return [*make(raw[:head_end]), _hidden_marker(raw, head_end, tail_start, indent), *make(raw[tail_start:])]
@@ -333,9 +333,9 @@ def _think(think: str, state: MessageState) -> list[Block]:
     if not state.think_open:
         words = " ".join(sanitize(think[:400]).split())
         preview = words if len(words) <= 100 else words[:99].rstrip() + "…"
-        return [Block(f"▸ thinking ({size}): {preview}", style="think", action="think")]
+        return [Block(f"▸ thinking ({size}): {preview}", style="think", action=Toggle.THINKING)]
     return [
-        Block(f"▾ thinking ({size})", style="think", action="think"),
+        Block(f"▾ thinking ({size})", style="think", action=Toggle.THINKING),
         *_prose(think, state, style="think", indent=2),
     ]
 
@@ -442,8 +442,8 @@ def _user_parts(kind: str, parts: tuple[Part, ...], state: MessageState) -> list
 def _template(part: Part, state: MessageState) -> list[Block]:
     title = f"{sanitize(part.label)} ({_size(len(part.text))})"
     if not state.expanded:
-        return [Block(f"▸ {title}", style="folded", action="expand")]
+        return [Block(f"▸ {title}", style="folded", action=Toggle.EXPAND)]
     return [
-        Block(f"▾ {title}", style="folded", action="expand"),
+        Block(f"▾ {title}", style="folded", action=Toggle.EXPAND),
         *_prose(part.text.strip("\n"), state, style="folded", indent=2),
     ]

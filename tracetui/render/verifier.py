@@ -11,7 +11,7 @@ from rich.text import Text
 
 from ..trace.sanitize import sanitize
 from .ansi import ansi_text
-from .block import Block
+from .block import Block, GotoLogLine, Toggle, UnfoldNoise
 from .palette import Palette
 
 if TYPE_CHECKING:
@@ -64,7 +64,9 @@ def verifier_view(
             failure = failures.get(name)
             line = failure.line if failure else next((t.line for t in report.tests if t.name == name), -1)
             assertion = f"\n    {failure.assertion}" if failure and failure.assertion else ""
-            blocks.append(Block(sanitize(f"✘ {name}{assertion}"), style="failed_test", action=f"goto:{line}", indent=1))
+            blocks.append(
+                Block(sanitize(f"✘ {name}{assertion}"), style="failed_test", action=GotoLogLine(line), indent=1)
+            )
     blocks.append(Block("Log", style="heading"))
     view = VerifierView(blocks)
     raw_lines = text.split("\n")
@@ -80,7 +82,7 @@ def verifier_view(
             if a > position:
                 _log_block(view, raw_lines, position, a)
             blocks.append(
-                Block(f"▸ {b - a} lines of install output — Enter to show", style="fold", action=f"noise:{number}")
+                Block(f"▸ {b - a} lines of install output — Enter to show", style="fold", action=UnfoldNoise(number))
             )
             view.line_block.append((a, len(blocks) - 1))
             position = max(position, b)
@@ -88,7 +90,7 @@ def verifier_view(
             _log_block(view, raw_lines, position, stop)
         if stop < len(raw_lines) and (start, stop) == shown[0] and len(shown) > 1:
             hidden = shown[1][0] - stop
-            blocks.append(Block(f"… {hidden:,} lines hidden — Enter to expand", style="fold", action="expand"))
+            blocks.append(Block(f"… {hidden:,} lines hidden — Enter to expand", style="fold", action=Toggle.EXPAND))
     return view
 
 

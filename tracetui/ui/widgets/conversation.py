@@ -13,7 +13,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.message import Message as TextualMessage
 
-from ...render.block import Block
+from ...render.block import Block, Toggle
 from ...render.messages import MessageState, message_blocks
 from ...trace.model import Message, TrialHistory
 from .. import keymap
@@ -189,9 +189,9 @@ class ConversationView(BlockView):
         start, end = self._spans_of[index]
         actions = {b.action for b in self.blocks[start:end] if b.action}
         state = self._state(index)
-        if "think" in actions:
+        if Toggle.THINKING in actions:
             state = MessageState(not state.think_open, state.expanded)
-        elif "expand" in actions or state.expanded:
+        elif Toggle.EXPAND in actions or state.expanded:
             state = MessageState(state.think_open, not state.expanded)
         else:
             return

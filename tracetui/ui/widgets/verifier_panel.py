@@ -8,6 +8,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.message import Message
 
+from ...render.block import GotoLogLine, Toggle, UnfoldNoise
 from ...render.verifier import verifier_view
 from .. import keymap
 from .block_view import BlockView
@@ -103,24 +104,21 @@ class VerifierPanel(CursorKeys, BlockView):
 
     def action_activate(self) -> None:
         index = self.block_at_line(self.cursor_line)
-        action = self.blocks[index].action if index is not None else None
-        if not action:
-            return
-        kind, _, value = action.partition(":")
-        if kind == "goto" and int(value) >= 0:
-            self.goto_log_line(int(value))
-        elif kind == "noise":
-            self.unfolded = self.unfolded | {int(value)}
-            self._render_view(keep_scroll=True)
-        elif kind == "expand":
-            self.expanded = True
-            self._render_view(keep_scroll=True)
+        match self.blocks[index].action if index is not None else None:
+            case GotoLogLine(line) if line >= 0:
+                self.goto_log_line(line)
+            case UnfoldNoise(fold):
+                self.unfolded = self.unfolded | {fold}
+                self._render_view(keep_scroll=True)
+            case Toggle.EXPAND:
+                self.expanded = True
+                self._render_view(keep_scroll=True)
 
     def failures(self) -> list[tuple[str, int]]:
         """(test name, log line of its traceback) of the failed tests the panel can jump to, in its order."""
         if self.report is None:
             return []
-        lines = [int(b.action[5:]) for b in self.blocks if b.action and b.action.startswith("goto:")]
+        lines = [b.action.line for b in self.blocks if isinstance(b.action, GotoLogLine)]
         return [(name, line) for name, line in zip(self.report.failed_tests, lines) if line >= 0]
 
     def goto_failure(self, index: int) -> bool:
