@@ -11,7 +11,8 @@ from tracetui.data.facets import FilterState
 from tracetui.data.session import open_session, prepare
 from tracetui.data.sources import SourceSpec
 from tracetui.ui.screens.compare import CompareScreen
-from tracetui.ui.screens.headtohead import HeadToHeadScreen, HeadToHeadTable
+from tracetui.ui.screens.headtohead import HeadToHeadScreen
+from tracetui.ui.widgets.head_to_head_table import HeadToHeadTable
 
 from .conftest import trial_rows, write_parquet
 from .ui_helpers import demo_sources, make_app, text_of, visible_lines, wait_loaded

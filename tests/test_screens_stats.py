@@ -7,7 +7,11 @@ from rich.console import Console
 
 from tracetui.data.facets import FilterState
 from tracetui.data.stats import group_stats, histogram, matrix, result_counts
-from tracetui.ui.screens.stats import BarChart, GroupTable, MatrixView, StatsScreen, histogram_bars, percent
+from tracetui.ui.screens.stats import StatsScreen, histogram_bars
+from tracetui.ui.widgets.bar_chart import BarChart
+from tracetui.ui.widgets.group_table import GroupTable
+from tracetui.ui.widgets.matrix_view import MatrixView
+from tracetui.ui.widgets.table import percent
 
 from .ui_helpers import make_app, text_of, visible_lines, wait_loaded
 

@@ -15,8 +15,7 @@ from collections import OrderedDict
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual.geometry import Region, Size
-from textual.scroll_view import ScrollView
+from textual.geometry import Size
 from textual.strip import Strip
 from textual.theme import Theme
 
@@ -24,6 +23,7 @@ from ...render.block import Block
 from ...render.palette import Palette
 from ...render.wrap import wrap_spans
 from ..theme import palette_for
+from .line_view import LineView
 
 MATCH_STYLE = Style.parse("black on yellow")
 CURRENT_MATCH_STYLE = Style.parse("black on #ff8c00 bold")
@@ -45,7 +45,7 @@ class LRU(OrderedDict):
         return value
 
 
-class BlockView(ScrollView, can_focus=True):
+class BlockView(LineView, can_focus=True):
     GUTTER = 2
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
@@ -110,6 +110,9 @@ class BlockView(ScrollView, can_focus=True):
         self.palette = palette_for(theme)
         self._styled.clear()
         self._lines.clear()
+        self.repaint()
+
+    def repaint(self) -> None:
         self._strips.clear()
         self.refresh()
 
@@ -191,22 +194,15 @@ class BlockView(ScrollView, can_focus=True):
         self.scroll_to(y=self._first_line[index] + offset, animate=False, immediate=True)
 
     # --- rendering -----------------------------------------------------------------------------
-    _base_style = Style()
-
-    def render_lines(self, crop: Region) -> list[Strip]:
-        """Resolve the widget's style once per frame: `rich_style` walks every ancestor."""
-        self._base_style = self.rich_style
-        return super().render_lines(crop)
-
     def render_line(self, y: int) -> Strip:
         self._relayout()
         width = self.scrollable_content_region.width
         line = int(self.scroll_offset.y) + y
         index = self.block_at_line(line)
         if index is None:
-            return Strip.blank(width, self._base_style)
+            return Strip.blank(width, self.base_style)
         within = line - self._first_line[index]
-        key = (index, within, width, self._match_key(index), self._base_style)
+        key = (index, within, width, self._match_key(index), self.base_style)
         return self._strips.get_or(key, lambda: self._render(index, within, width))
 
     def _match_key(self, index: int) -> int:
@@ -231,8 +227,7 @@ class BlockView(ScrollView, can_focus=True):
         if block.indent:
             segments.append(Segment(" " * block.indent))
         segments.extend(text.render(self.app.console, end=""))
-        base = self._base_style
-        return Strip(segments).crop_extend(0, width, base).apply_style(base)
+        return self.line_strip(segments, width)
 
     def _split(self, index: int) -> list[Text]:
         """The block's styled text cut into its visual lines in one pass (slicing a Text per line
@@ -257,8 +252,7 @@ class BlockView(ScrollView, can_focus=True):
                     if match.end() > match.start():
                         self._matches_in.setdefault(index, []).append(len(self.matches))
                         self.matches.append((index, match.start(), match.end()))
-        self._strips.clear()
-        self.refresh()
+        self.repaint()
         return len(self.matches)
 
     def goto_match(self, step: int) -> tuple[int, int]:
@@ -274,8 +268,7 @@ class BlockView(ScrollView, can_focus=True):
             self.match_index = (self.match_index + step) % len(self.matches)
         line = self._match_line(self.matches[self.match_index])
         self.scroll_to(y=max(0, line - self.scrollable_content_region.height // 3), animate=False, immediate=True)
-        self._strips.clear()
-        self.refresh()
+        self.repaint()
         return self.match_index + 1, len(self.matches)
 
     def _match_line(self, match: tuple[int, int, int]) -> int:

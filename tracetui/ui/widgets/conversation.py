@@ -152,8 +152,7 @@ class ConversationView(BlockView):
         self.ensure_built(index)
         self.current = index
         self.scroll_to_block(self._spans_of[index][0])
-        self._strips.clear()
-        self.refresh()
+        self.repaint()
         self.post_message(self.Moved())
 
     def next_message(self, step: int) -> None:

@@ -6,13 +6,13 @@ to render one.
 
 from __future__ import annotations
 
-from rich.style import Style
 from textual import events
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+from .line_view import LineView
 
 
 class CursorKeys:
@@ -47,7 +47,7 @@ class CursorKeys:
         self.move_to(self.cursor_position - self._page())
 
 
-class CursorList(CursorKeys, ScrollView, can_focus=True):
+class CursorList(CursorKeys, LineView, can_focus=True):
     cursor: reactive[int] = reactive(0, always_update=False, init=False)
 
     class CursorMoved(Message):
@@ -75,18 +75,11 @@ class CursorList(CursorKeys, ScrollView, can_focus=True):
     def render_row(self, index: int, width: int, selected: bool) -> Strip:
         raise NotImplementedError
 
-    _base_style = Style()
-
-    def render_lines(self, crop: Region) -> list[Strip]:
-        """Resolve the widget's style once per frame: `rich_style` walks every ancestor."""
-        self._base_style = self.rich_style
-        return super().render_lines(crop)
-
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         index = int(self.scroll_offset.y) + y
         if index >= self.row_count:
-            return Strip.blank(width, self._base_style)
+            return Strip.blank(width, self.base_style)
         return self.render_row(index, width, index == self.cursor and self.row_count > 0)
 
     def watch_cursor(self, old: int, new: int) -> None:
@@ -95,12 +88,7 @@ class CursorList(CursorKeys, ScrollView, can_focus=True):
         self.post_message(self.CursorMoved(self, new))
 
     def scroll_to_cursor(self) -> None:
-        height = max(1, self.scrollable_content_region.height)
-        top = int(self.scroll_offset.y)
-        if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False, immediate=True)
-        elif self.cursor >= top + height:
-            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
+        self.keep_in_view(self.cursor)
 
     @property
     def cursor_position(self) -> int:

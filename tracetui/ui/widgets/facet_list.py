@@ -51,6 +51,8 @@ class Row:
 class FacetList(CursorList):
     BINDINGS = keymap.FACETS
     CLICKS_TO_ACTIVATE = 1
+    SHOWS_FOCUS = True
+    """The cursor shows only while the sidebar has focus: elsewhere it would read as a chosen value."""
 
     class Toggled(Message):
         def __init__(self, facet: str, label: str) -> None:
@@ -226,15 +228,7 @@ class FacetList(CursorList):
                 Segment(fit(self.shown_label(facet.name, label), name_width), style),
                 Segment(" " + count_text, DIM),
             ]
-        strip = Strip(segments).crop_extend(0, width, None)
-        return strip.apply_style(self._base_style + SELECTED_ROW if selected and self.has_focus else self._base_style)
-
-    def on_focus(self) -> None:
-        """The cursor shows only while the sidebar has focus: elsewhere it would read as a chosen value."""
-        self.refresh()
-
-    def on_blur(self) -> None:
-        self.refresh()
+        return self.line_strip(segments, width, SELECTED_ROW if selected and self.has_focus else None)
 
     # --- acting --------------------------------------------------------------------------------
     def action_toggle(self) -> None:

@@ -165,9 +165,7 @@ class TrialList(CursorList):
                 style += NOT_DIM  # dim text in the reversed row would be a grey block
             cell = fit(column.value(trial, w), w)
             segments.append(Segment((cell.rstrip().rjust(w) if column.right else cell) + " ", style))
-        strip = Strip(segments).crop_extend(0, width, None)
-        base = self._base_style + SELECTED if selected else self._base_style
-        return strip.apply_style(base)
+        return self.line_strip(segments, width, SELECTED if selected else None)
 
     _header_width = -1
 

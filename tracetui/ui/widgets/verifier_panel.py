@@ -21,6 +21,8 @@ RESIZE_STEP = 4
 
 class VerifierPanel(CursorKeys, BlockView):
     BINDINGS = keymap.VERIFIER
+    SHOWS_FOCUS = True
+    """The line cursor shows only while the panel has focus."""
 
     class Resized(Message):
         """`+` / `-`: the panel asks its container for `delta` more (or fewer) lines."""
@@ -78,14 +80,8 @@ class VerifierPanel(CursorKeys, BlockView):
 
     def move_to(self, line: int) -> None:
         self.cursor_line = max(0, min(line, self.line_count - 1))
-        height = self.scrollable_content_region.height
-        top = int(self.scroll_offset.y)
-        if self.cursor_line < top:
-            self.scroll_to(y=self.cursor_line, animate=False, immediate=True)
-        elif self.cursor_line >= top + height:
-            self.scroll_to(y=self.cursor_line - height + 1, animate=False, immediate=True)
-        self._strips.clear()
-        self.refresh()
+        self.keep_in_view(self.cursor_line)
+        self.repaint()
 
     @property
     def cursor_position(self) -> int:
@@ -94,13 +90,6 @@ class VerifierPanel(CursorKeys, BlockView):
     @property
     def cursor_limit(self) -> int:
         return self.line_count
-
-    def on_focus(self) -> None:
-        self._strips.clear()
-        self.refresh()
-
-    def on_blur(self) -> None:
-        self.on_focus()
 
     def action_activate(self) -> None:
         index = self.block_at_line(self.cursor_line)

@@ -1,0 +1,57 @@
+"""The base of every Line-API widget here (the lists, the tables, the conversation and verifier panes):
+what they all need to draw only the lines in view, cheaply.
+
+- The widget's style is resolved once per frame (`rich_style` walks every ancestor), as `base_style`.
+- A row is segments cropped or padded to the full width under the base style (`line_strip`), the
+  cursor's style added on the selected row.
+- `keep_in_view` scrolls the least that shows a line (the cursor).
+- Views whose rows show focus (a cursor drawn only while focused) repaint when it comes and goes.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.geometry import Region
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+
+class LineView(ScrollView):
+    SHOWS_FOCUS: ClassVar[bool] = False
+    """Rows look different while the view has focus: repaint when it comes and goes."""
+
+    base_style = Style()
+    """The widget's own style, resolved for the frame being drawn."""
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self.base_style = self.rich_style
+        return super().render_lines(crop)
+
+    def line_strip(self, segments: list[Segment], width: int, highlight: Style | None = None) -> Strip:
+        """`segments` as a line exactly `width` cells wide, under the base style (plus `highlight`)."""
+        style = self.base_style + highlight if highlight is not None else self.base_style
+        return Strip(segments).crop_extend(0, width, None).apply_style(style)
+
+    def keep_in_view(self, line: int) -> None:
+        """Scroll the least that brings `line` into view."""
+        height = max(1, self.scrollable_content_region.height)
+        top = int(self.scroll_offset.y)
+        if line < top:
+            self.scroll_to(y=line, animate=False, immediate=True)
+        elif line >= top + height:
+            self.scroll_to(y=line - height + 1, animate=False, immediate=True)
+
+    def repaint(self) -> None:
+        """Draw every line again (subclasses drop what they cached of the old look)."""
+        self.refresh()
+
+    def on_focus(self) -> None:
+        if self.SHOWS_FOCUS:
+            self.repaint()
+
+    def on_blur(self) -> None:
+        if self.SHOWS_FOCUS:
+            self.repaint()
