@@ -82,3 +82,23 @@ def test_errors_are_one_line_with_candidates(given, message):
     with pytest.raises(SourceError) as raised:
         resolve(given)
     assert str(raised.value) == message
+
+
+def test_single_and_multi_valued_facets_filter_and_count_alike():
+    """A facet with one value per trial answers like the same values given as (trial, code) pairs; a trial
+    of a multi-valued facet counts once under each of its values."""
+    import numpy as np
+
+    from tracetui.data.facets import MultiFacet, SingleFacet
+
+    codes = np.array([0, 2, -1, 1, 2, 0])
+    single = SingleFacet("model", "Model", ["a", "b", "c"], codes)
+    owners = np.nonzero(codes >= 0)[0]
+    multi = MultiFacet("model", "Model", ["a", "b", "c"], owners, codes[owners])
+    visible = np.array([True, True, True, False, True, True])
+    for selected in ([0], [2], [0, 1], []):
+        assert single.mask(selected, len(codes)).tolist() == multi.mask(selected, len(codes)).tolist()
+    assert single.counts(visible).tolist() == multi.counts(visible).tolist() == [2, 0, 2]
+    both = MultiFacet("label", "Label", ["x", "y"], np.array([0, 0, 3]), np.array([0, 1, 1]))
+    assert both.mask([0, 1], 4).tolist() == [True, False, False, True]
+    assert both.counts(np.ones(4, bool)).tolist() == [1, 2]

@@ -78,8 +78,7 @@ def worst_attempt(session: Session, trials: np.ndarray) -> int:
 
 def _matching(session: Session, column: str, label: str) -> np.ndarray:
     """Trials whose `column` facet has `label` (NULL_LABEL matches trials without a value)."""
-    facet = session.facets.facets[column]
-    assert facet.codes is not None  # the facets compared on hold one value per trial
+    facet = session.facets.single(column)
     code = facet.code_of(label)
     if code is None:
         return facet.codes < 0 if label == NULL_LABEL else np.zeros(len(facet.codes), bool)
@@ -125,8 +124,7 @@ def sides_choices(session: Session, mask: np.ndarray) -> list[Sides]:
     names = list(session.dataset_names)
     datasets = t.dataset.astype(np.int64)
     pairs("dataset", datasets, names, mask, None)
-    models = session.facets.facets["model"]
-    assert models.codes is not None  # one model per trial
+    models = session.facets.single("model")
     for index in np.unique(datasets[mask]):
         scope = mask & (datasets == index) & (models.codes >= 0)
         pairs("model", models.codes, models.labels, scope, names[int(index)])

@@ -7,6 +7,7 @@ with every *other* facet applied, so the sidebar shows what each click would giv
 from __future__ import annotations
 
 import difflib
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -43,12 +44,13 @@ _NAME_ALIASES = {
 
 
 @dataclass(slots=True)
-class Facet:
+class Facet(ABC):
+    """A filterable property of the trials: its values (`labels`, a value's code is its index) and which
+    trials have each. `SingleFacet` gives every trial one value at most, `MultiFacet` any number."""
+
     name: str
     title: str
     labels: list[str]
-    codes: np.ndarray | None = None  # one code per trial (-1: no value)
-    pairs: tuple[np.ndarray, np.ndarray] | None = None  # (trial, code) for multi-valued facets
 
     def code_of(self, label: str) -> int | None:
         try:
@@ -56,23 +58,45 @@ class Facet:
         except ValueError:
             return None
 
+    @abstractmethod
     def mask(self, selected: list[int], count: int) -> np.ndarray:
-        chosen = np.asarray(selected, dtype=np.int64)
-        if self.codes is not None:
-            return np.isin(self.codes, chosen)
-        assert self.pairs is not None  # a facet has codes or pairs
-        trials, codes = self.pairs
+        """Which of the `count` trials have any of the `selected` codes."""
+
+    @abstractmethod
+    def counts(self, visible: np.ndarray) -> np.ndarray:
+        """Per code, how many of the `visible` trials (a bool mask) have it."""
+
+
+@dataclass(slots=True)
+class SingleFacet(Facet):
+    """One value per trial, or none: model, task, result, outcome, dataset…"""
+
+    codes: np.ndarray
+    """One code per trial (-1: no value)."""
+
+    def mask(self, selected: list[int], count: int) -> np.ndarray:
+        return np.isin(self.codes, np.asarray(selected, dtype=np.int64))
+
+    def counts(self, visible: np.ndarray) -> np.ndarray:
+        codes = self.codes[visible]
+        return np.bincount(codes[codes >= 0], minlength=len(self.labels))
+
+
+@dataclass(slots=True)
+class MultiFacet(Facet):
+    """Any number of values per trial: labels, failed tests, findings, trace sources."""
+
+    trials: np.ndarray
+    codes: np.ndarray
+    """With `trials`, one (trial, code) pair per value a trial has."""
+
+    def mask(self, selected: list[int], count: int) -> np.ndarray:
         out = np.zeros(count, dtype=bool)
-        out[trials[np.isin(codes, chosen)]] = True
+        out[self.trials[np.isin(self.codes, np.asarray(selected, dtype=np.int64))]] = True
         return out
 
     def counts(self, visible: np.ndarray) -> np.ndarray:
-        if self.codes is not None:
-            codes = self.codes[visible]
-            return np.bincount(codes[codes >= 0], minlength=len(self.labels))
-        assert self.pairs is not None  # a facet has codes or pairs
-        trials, codes = self.pairs
-        return np.bincount(codes[visible[trials]], minlength=len(self.labels))
+        return np.bincount(self.codes[visible[self.trials]], minlength=len(self.labels))
 
 
 @dataclass(slots=True)
@@ -112,19 +136,19 @@ class FacetIndex:
         count = len(trials)
         self.count = count
 
-        def labelled(column: str, title: str) -> Facet:
+        def labelled(column: str, title: str) -> SingleFacet:
             labels = [NULL_LABEL if v is None else v for v in trials.labels[column]]
-            return Facet(column, title, labels, codes=trials.codes[column])
+            return SingleFacet(column, title, labels, trials.codes[column])
 
         self.facets: dict[str, Facet] = {
-            "outcome": Facet("outcome", "Outcome", list(OUTCOMES), codes=trials.outcome.astype(np.int32)),
+            "outcome": SingleFacet("outcome", "Outcome", list(OUTCOMES), trials.outcome.astype(np.int32)),
             "result": labelled("result", "Result"),
             "model": labelled("model", "Model"),
             "task": labelled("task", "Task"),
             "agent": labelled("agent", "Agent"),
             "model_provider": labelled("model_provider", "Provider"),
             "trace_source": self._trace_source_facet(),
-            "dataset": Facet("dataset", "Dataset", list(dataset_names), codes=trials.dataset.astype(np.int32)),
+            "dataset": SingleFacet("dataset", "Dataset", list(dataset_names), trials.dataset.astype(np.int32)),
         }
         self._name_labels = (trials.labels["task"], trials.labels["trial_name"])
 
@@ -132,7 +156,14 @@ class FacetIndex:
         """Register a facet computed elsewhere (failed tests, labels, search matches)."""
         self.facets[facet.name] = facet
 
-    def _trace_source_facet(self) -> Facet:
+    def single(self, name: str) -> SingleFacet:
+        """A facet with one value per trial (the trials' own columns: model, task, dataset…)."""
+        facet = self.facets[name]
+        if not isinstance(facet, SingleFacet):
+            raise TypeError(f"facet {name!r} has several values per trial")
+        return facet
+
+    def _trace_source_facet(self) -> MultiFacet:
         """Multi-valued: every trial has `main`; trials with sub-agents also have their kinds."""
         trials = self.trials
         labels = [NULL_LABEL if v is None else v for v in trials.labels["trace_source"]]
@@ -144,7 +175,7 @@ class FacetIndex:
         trial_index = np.concatenate([np.nonzero(has_main)[0], owners])
         codes = np.concatenate([np.full(int(has_main.sum()), main), trials.sub_sources])
         pairs = np.unique(np.stack([trial_index, codes]), axis=1) if len(codes) else np.zeros((2, 0), np.int64)
-        return Facet("trace_source", "Trace source", labels, pairs=(pairs[0], pairs[1]))
+        return MultiFacet("trace_source", "Trace source", labels, pairs[0], pairs[1])
 
     def text_mask(self, text: str) -> np.ndarray | None:
         """Trials whose task or trial name contains `text` (case-insensitive); None when no text."""

@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from ..findings import KIND_NAMES, RULES_VERSION, Finding, find_findings, marker
 from ..trace.model import Message, TrialHistory
-from .facets import Facet
+from .facets import MultiFacet
 from .history import rebuild_history
 from .trial_cache import per_trial
 from .verifier_index import VerifierIndex, build_verifier_index
@@ -41,11 +41,11 @@ class FindingsIndex:
         """The trial's kinds as a compact string for a list column, e.g. "TCn"."""
         return marker(f.kind for f in self.findings[trial])
 
-    def facet(self) -> Facet:
+    def facet(self) -> MultiFacet:
         """Multi-valued facet over every kind (a trial has each kind it shows at least once)."""
         pairs = sorted({(trial, _CODE[f.kind]) for trial, found in enumerate(self.findings) for f in found})
         array = np.array(pairs, dtype=np.int64).reshape(-1, 2)
-        return Facet(FACET, "Findings", list(KIND_NAMES), pairs=(array[:, 0].copy(), array[:, 1].copy()))
+        return MultiFacet(FACET, "Findings", list(KIND_NAMES), array[:, 0].copy(), array[:, 1].copy())
 
 
 def build_findings_index(

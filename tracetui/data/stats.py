@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .facets import NULL_LABEL
+from .facets import NULL_LABEL, MultiFacet
 from .trials import ERROR, FAIL, OUTCOMES, PARTIAL, PASS, UNKNOWN
 
 if TYPE_CHECKING:
@@ -259,8 +259,8 @@ def _column(session: Session, name: str):
     if name == "dataset":
         return t.dataset.astype(np.int64), list(session.dataset_names) + [NULL_LABEL]
     facet = session.facets.facets.get(name)
-    if name not in t.labels and facet is not None and facet.pairs is not None:
-        return facet.pairs, list(facet.labels) + [NULL_LABEL]
+    if name not in t.labels and isinstance(facet, MultiFacet):
+        return (facet.trials, facet.codes), list(facet.labels) + [NULL_LABEL]
     if name not in t.labels:
         raise ValueError(f"cannot group by {name!r}; one of: {', '.join(GROUP_COLUMNS)}")
     labels = [NULL_LABEL if v is None else v for v in t.labels[name]]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import orjson
 
-from .facets import Facet
+from .facets import MultiFacet
 from .trial_cache import per_trial
 
 INDEX_FILE = "verifier-index-v1.json"
@@ -31,7 +31,7 @@ class VerifierIndex:
         match = _TESTS.fullmatch(self.short[trial])
         return int(match.group(1)) if match else 0
 
-    def facet(self) -> Facet:
+    def facet(self) -> MultiFacet:
         """Multi-valued facet: a trial has every test that failed in it."""
         labels: dict[str, int] = {}
         trials, codes = [], []
@@ -39,8 +39,13 @@ class VerifierIndex:
             for name in names:
                 trials.append(trial)
                 codes.append(labels.setdefault(name, len(labels)))
-        pairs = (np.asarray(trials, dtype=np.int64), np.asarray(codes, dtype=np.int64))
-        return Facet("failed_test", "Failed test", list(labels), pairs=pairs)
+        return MultiFacet(
+            "failed_test",
+            "Failed test",
+            list(labels),
+            np.asarray(trials, dtype=np.int64),
+            np.asarray(codes, dtype=np.int64),
+        )
 
 
 def build_verifier_index(

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..data.facets import Facet
+from ..data.facets import MultiFacet
 from ..data.session import Session
 from .labels import LabelStore, Record, session_records
 
@@ -16,7 +16,7 @@ NOTED = "(noted)"
 
 def label_facet(
     session: Session, store: LabelStore, order: Sequence[str] = (), records: dict[int, Record] | None = None
-) -> Facet:
+) -> MultiFacet:
     """A multi-valued facet of the labels in use (those of `order` first, the configured ones) plus
     `(noted)`. Rebuild it after each change: it reads the store, so it also shows other instances' work.
     Pass `records` (from `session_records`) when you have them already."""
@@ -29,4 +29,4 @@ def label_facet(
     pairs = [(trial, code[label]) for trial, record in records.items() for label in record.labels]
     pairs += [(trial, code[NOTED]) for trial, record in records.items() if record.note]
     array = np.array(sorted(pairs), dtype=np.int64).reshape(-1, 2)
-    return Facet(LABEL_FACET, "Label", names, pairs=(array[:, 0].copy(), array[:, 1].copy()))
+    return MultiFacet(LABEL_FACET, "Label", names, array[:, 0].copy(), array[:, 1].copy())
