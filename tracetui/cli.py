@@ -10,12 +10,11 @@ import importlib
 import importlib.abc
 import os
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 from . import __version__
-from .commands import filter_options, guarded, source_options, source_specs
-from .data.errors import SourceError
+from .commands import guarded, source_options, source_specs, view_options
+from .commands.demo import demo_rows, demo_sources
 
 EXAMPLES = """\
 examples:
@@ -28,11 +27,6 @@ examples:
 environment: HF_HOME, HF_TOKEN, HF_HUB_OFFLINE=1 (use the HF cache only),
              TRACETUI_CACHE_DIR (where converted datasets are kept; default ~/.cache/tracetui)
 """
-
-
-def _view_options(parser: argparse.ArgumentParser) -> None:
-    filter_options(parser, "preselect a filter value, e.g. model=gpt-5-mini, outcome=fail or finding=false-claim")
-    parser.add_argument("--trial", metavar="NAME", help="open this trial (trial_name or task) first")
 
 
 def open_parser() -> argparse.ArgumentParser:
@@ -51,7 +45,7 @@ def open_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("sources", nargs="+", metavar="SOURCE", help="hub id, hf:// path, file or folder")
     source_options(parser)
-    _view_options(parser)
+    view_options(parser)
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     parser.add_argument("--version", action="version", version=f"tracetui {__version__}")
     return parser
@@ -62,7 +56,7 @@ def demo_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rows", type=int, default=None, help="rows to generate (default: the bundled size)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (the data is deterministic)")
     parser.add_argument("--out", type=Path, help="write the dataset here (hub layout) and exit")
-    _view_options(parser)
+    view_options(parser)
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     return parser
 
@@ -135,30 +129,6 @@ def _demo(args) -> int:
         print(f"\nwrote {rows:,} rows to {args.out}", file=sys.stderr)
         return 0
     return run_app(demo_sources(rows, args.seed), args)
-
-
-def demo_rows(rows: int | None) -> int:
-    """The demo's size: `--rows`, else the bundled size."""
-    from . import demo
-
-    rows = rows or demo.DEFAULT_ROWS
-    if rows <= 0:
-        raise SourceError("--rows must be positive")
-    return rows
-
-
-def demo_sources(rows: int, seed: int) -> list:
-    """The demo dataset, generated into the cache on first use, as sources ready to open."""
-    from . import demo
-    from .data.session import prepare
-    from .data.sources import SourceSpec
-    from .paths import cache_dir
-
-    folder = cache_dir() / f"demo-{rows}-{seed}-v{__version__}"
-    if not (folder / ".complete").exists():
-        demo.write_demo(folder, rows=rows, seed=seed)
-        (folder / ".complete").touch()
-    return [replace(source, display=f"demo ({rows:,} rows)") for source in prepare([SourceSpec(str(folder))])]
 
 
 def _print_progress(done: int, total: int) -> None:

@@ -58,6 +58,12 @@ def filter_options(parser: argparse.ArgumentParser, what: str, exclude: bool = F
         )
 
 
+def view_options(parser: argparse.ArgumentParser) -> None:
+    """What the app opens at: `tracetui SOURCE`, `tracetui demo` and `tracetui web` take these."""
+    filter_options(parser, "preselect a filter value, e.g. model=gpt-5-mini, outcome=fail or finding=false-claim")
+    parser.add_argument("--trial", metavar="NAME", help="open this trial (trial_name or task) first")
+
+
 def source_specs(args) -> list:
     """The command line's sources with its --split / --revision / --config (see `source_options`)."""
     from ..data.sources import SourceSpec

@@ -14,9 +14,9 @@ import shlex
 import socket
 import sys
 
-from ..cli import _view_options, demo_rows, demo_sources
 from ..data.errors import SourceError
-from . import Parser, guarded, print_progress, source_options, source_specs
+from . import Parser, guarded, print_progress, source_options, source_specs, view_options
+from .demo import demo_rows, demo_sources
 
 DRIVER = "tracetui.web.driver:SessionDriver"
 
@@ -44,7 +44,7 @@ def parser() -> argparse.ArgumentParser:
     source_options(parser)
     parser.add_argument("--rows", type=int, help="with demo: rows to generate (default: the bundled size)")
     parser.add_argument("--seed", type=int, help="with demo: random seed (default: 0)")
-    _view_options(parser)
+    view_options(parser)
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)"
     )
