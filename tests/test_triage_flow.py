@@ -69,7 +69,7 @@ async def test_sidebar_values_filter_and_short_model_names(sources):
         assert screen.facet_list.has_focus and len(screen.facet_list.rows) > 10  # every value shows again
         assert screen.facet_list.current_value() == ("model", screen.session.facets.facets["model"].code_of(model))
         await pilot.press("slash", *"zzz-no-such-value", "escape")
-        assert screen.state.selected == {"model": frozenset({model})} and screen.facet_list.query == ""
+        assert screen.state.selected == {"model": frozenset({model})} and screen.facet_list.narrowed_to == ""
 
 
 async def test_palette_command_per_filter_value(sources):

@@ -58,6 +58,8 @@ def copy(
 
 
 def _write_stdout(data: bytes) -> None:
+    if sys.__stdout__ is None:
+        raise OSError("no terminal")
     sys.__stdout__.buffer.write(data)
     sys.__stdout__.flush()
 

@@ -31,7 +31,7 @@ def parser():
         exclude=True,
     )
     parser.formatter_class = argparse.RawDescriptionHelpFormatter  # keeps the kinds' table: wrap the rest here
-    parser.description = textwrap.fill(parser.description, 79)
+    parser.description = textwrap.fill(parser.description or "", 79)
     parser.epilog = "kinds:\n" + "\n".join(f"  {kind.name:<17} {kind.summary}" for kind in KINDS)
     parser.add_argument(
         "--kind",

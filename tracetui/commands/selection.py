@@ -11,12 +11,18 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..data.facets import FilterArg, FilterState, parse_filter_args, resolve_filters
 from ..data.session import Session, open_session, prepare
 from . import end_progress, print_progress, source_specs
+
+if TYPE_CHECKING:  # imported where they are used, when a filter or a grouping needs them
+    from ..data.findings_index import FindingsIndex
+    from ..data.verifier_index import VerifierIndex
+    from ..store.labels import LabelStore
 
 
 def open_sources(args) -> Session:
@@ -35,13 +41,13 @@ def filter_args(args) -> list[FilterArg]:
 class Extras:
     """What a command opened along the way, so that it is opened once."""
 
-    store: object | None = None
+    store: LabelStore | None = None
     records: dict = field(default_factory=dict)
     """Labels and notes by trial, once the label facet is registered."""
     labels: list[str] | None = None
     """The configured label names, once the label facet is registered."""
-    findings: object | None = None
-    verifiers: object | None = None
+    findings: FindingsIndex | None = None
+    verifiers: VerifierIndex | None = None
 
 
 def filter_state(session: Session, filters: Sequence[FilterArg], extras: Extras | None = None) -> FilterState:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 from .catalog import CORE_TASKS, ERRORS, MODELS, OPENHANDS, RUN_MODELS, TASK_BY_NAME, TASKS, VERIFIER_RAN, Model, Task
 
@@ -48,7 +49,7 @@ class Trial:
 
 
 # The first trials of every dataset: together they show every feature a viewer must handle.
-_SHOWCASE = (
+_SHOWCASE: tuple[dict[str, Any], ...] = (
     dict(task="regex-log", result="1.0", episodes=7, force={"think"}),
     dict(task="polyglot_rust_forth", result="0.0", episodes=6, force={"parse_error", "warnings"}),
     dict(task="fix-git", result="1.0", episodes=13, restarts=(4, 9)),

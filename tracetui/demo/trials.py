@@ -11,6 +11,7 @@ import json
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from typing import Any
 
 from .catalog import HOSTILE_MARKUP, HOSTILE_TERMINAL
 from .planning import Trial
@@ -159,7 +160,7 @@ class _Terminus:
             ]
         return out
 
-    def _walk(self) -> Iterator[tuple[str, object]]:
+    def _walk(self) -> Iterator[tuple[str, Any]]:
         """Play the trial: yields ("row", history) after each reply and ("handoff", parts) at each summarization."""
         first = _msg("user", self._first_prompt())
         history = [first]
@@ -590,10 +591,10 @@ class _OpenHands:
                 {"command": "create", "path": file, "file_text": code, "security_risk": "MEDIUM"},
             ), f"File created successfully at: {file}"
         if choice == 2:
-            code = source_file(task.lang, task, rng, task.main_file).splitlines()
-            middle = len(code) // 2
-            old = code[middle]
-            snippet = cat_n(code, middle - 4, middle + 4)
+            lines = source_file(task.lang, task, rng, task.main_file).splitlines()
+            middle = len(lines) // 2
+            old = lines[middle]
+            snippet = cat_n(lines, middle - 4, middle + 4)
             return _tool_call(
                 "There is an off-by-one error; let me fix it.",
                 "str_replace_editor",

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from functools import partial
 
+from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ..data.ordering import SORT_KEYS
 from .screens.help import key_names
-from .user_keymap import bindings_by_id
+from .user_keymap import bindings_by_id, keymap_of
 
 
 class EntryCommands(Provider):
@@ -38,11 +39,11 @@ class ScreenCommands(EntryCommands):
     """Every action the calling screen binds to a key, in its keymap order."""
 
     def entries(self) -> list[tuple[str, str, str]]:
-        user_keymap = self.app.user_keymap
+        user_keymap = keymap_of(self.app)
         entries = []
         seen = set()
         for binding in type(self.screen).BINDINGS:
-            if binding.action in seen:
+            if not isinstance(binding, Binding) or binding.action in seen:
                 continue
             seen.add(binding.action)
             entries.append(
@@ -55,5 +56,5 @@ class SortCommands(EntryCommands):
     """The triage screen's sort orders, which `o` cycles through."""
 
     def entries(self) -> list[tuple[str, str, str]]:
-        cycle = key_names(bindings_by_id()["sort.cycle"], self.app.user_keymap)
+        cycle = key_names(bindings_by_id()["sort.cycle"], keymap_of(self.app))
         return [(f"Sort by {key}", f"sort_by('{key}')", f"{cycle} cycles the sort order") for key in SORT_KEYS]

@@ -6,16 +6,20 @@ with its live count, so any filter is a few keys away without walking the sideba
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import partial
 
 from textual.command import Hit, Hits, Provider
 
+from .widgets.facet_list import FacetList
+
 
 class FilterValueCommands(Provider):
-    """Registered on the triage screen (needs its `facet_list` and `toggle_filter`)."""
+    """Registered on the triage screen: reads its sidebar, and toggles a value as the sidebar does (by
+    posting `FacetList.Toggled` to the screen)."""
 
-    def _entries(self):
-        facets = self.screen.facet_list
+    def _entries(self) -> Iterator[tuple[str, str, str, str]]:
+        facets = self.screen.query_one(FacetList)
         selected = facets.state.selected
         for facet in facets.facets:
             counts = facets.result.counts[facet.name] if facets.result else None
@@ -35,6 +39,5 @@ class FilterValueCommands(Provider):
                 continue
             score = matcher.match(title)
             if score > 0:
-                yield Hit(
-                    score, matcher.highlight(title), partial(self.screen.toggle_filter, facet, label), help=help_text
-                )
+                toggled = FacetList.Toggled(facet, label)
+                yield Hit(score, matcher.highlight(title), partial(self.screen.post_message, toggled), help=help_text)

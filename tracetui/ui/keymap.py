@@ -1,6 +1,9 @@
 """Every key binding of the app, in one place: widgets take their lists from here, and the help
 screen and the command palette are generated from the same lists, so they cannot drift apart.
-Each binding has a stable id (listed in docs/keymap.md) that the config file's `[keymap]` remaps."""
+Each binding has a stable id (listed in docs/keymap.md) that the config file's `[keymap]` remaps.
+
+A widget takes a copy, `BINDINGS = [*keymap.APP]`: Textual types BINDINGS as a list of bindings or
+tuples, and the lists here stay lists of Bindings for the help screen and the palette."""
 
 from __future__ import annotations
 
@@ -64,7 +67,7 @@ TRIAL_LIST = [*MOVE, *PAGE, Binding("enter", "open", "Read", show=True, id="tria
 
 FACETS = [
     *MOVE,
-    Binding("enter,space", "toggle", "Toggle value", id="filters.toggle"),
+    Binding("enter,space", "toggle_value", "Toggle value", id="filters.toggle"),
     Binding("right_square_bracket,J", "next_section", "Next section", id="filters.next_section"),
     Binding("left_square_bracket,K", "prev_section", "Previous section", id="filters.prev_section"),
     Binding("slash", "filter_values", "Show values containing…", id="filters.find_values"),

@@ -48,7 +48,15 @@ def _key_name(key: str) -> bool:
     return bool(base) and not any(c.isspace() for c in base) and all(m in MODIFIERS for m in modifiers)
 
 
-def apply_user_keymap(app: App) -> dict[str, str]:
+def keymap_of(app: App[object]) -> Mapping[str, str]:
+    """The keys the config file gave `app`'s bindings, binding id → keys (the help screen and the palette
+    show them); the TraceApp keeps what `apply_user_keymap` applied."""
+    from .app import TraceApp  # it imports this module
+
+    return app.user_keymap if isinstance(app, TraceApp) else {}
+
+
+def apply_user_keymap(app: App[object]) -> dict[str, str]:
     """Apply the config file's keymap to `app`; returns it (binding id → keys) for the help screen.
 
     A broken config file is reported where its labels are read; here only the keymap's own entries.

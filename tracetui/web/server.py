@@ -59,7 +59,7 @@ class TraceServer(Server):
         self.public_url = f"{request.scheme}://{request.host}"
         return await super().handle_index(request)
 
-    async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         reason = refusal(request.headers.get("Origin"), request.host, self.host)
         if reason is not None:
             raise web.HTTPForbidden(text=reason)

@@ -18,7 +18,7 @@ from ...trace.sanitize import sanitize
 from ...verifier import VerifierReport, parse_verifier
 from .. import keymap
 from ..format import OUTCOME_BADGES, fit, model_names, result_text
-from ..widgets.bars import InfoBar
+from ..widgets.bars import InfoBar, Part
 from ..widgets.conversation import ConversationView
 
 SYNC_MODES = ("message", "episode", "off")
@@ -42,7 +42,7 @@ def verdict_parts(info: TrialInfo, report: VerifierReport) -> list:
 class CompareScreen(Screen[None]):
     """Two trials side by side; Esc / q closes (no result)."""
 
-    BINDINGS = keymap.COMPARE
+    BINDINGS = [*keymap.COMPARE]
 
     def __init__(self, session: Session, left_trial: int, right_trial: int) -> None:
         super().__init__()
@@ -82,7 +82,7 @@ class CompareScreen(Screen[None]):
         self._show_header()
 
     # --- what is shown -------------------------------------------------------------------------
-    def _side_parts(self, trial: int, short: bool, model_width: int = 0) -> list:
+    def _side_parts(self, trial: int, short: bool, model_width: int = 0) -> list[Part]:
         """Outcome badge, trial id and model of one side; `short` keeps the id's random suffix only
         (when both sides attempt the same task), `model_width` cuts the model name."""
         info = self.session.info(trial)
@@ -104,15 +104,15 @@ class CompareScreen(Screen[None]):
         task = sanitize(left.task) if same else f"{sanitize(left.task)} / {sanitize(right.task)}"
         sync = f"sync by {self.sync}" if self.sync != "off" else "sync off"
 
-        def sides(short: bool, model_width: int = 0) -> list:
+        def sides(short: bool, model_width: int = 0) -> list[Part]:
             return [
                 *self._side_parts(self.trials[0], short, model_width),
                 ("  vs  ", "dim"),
                 *self._side_parts(self.trials[1], short, model_width),
             ]
 
-        hint = ("  ·  h / l: both sides move  ·  c: choose the right side", "dim")
-        prefix = [("Compare ", "bold"), (task, "bold"), ":  "]
+        hint: Part = ("  ·  h / l: both sides move  ·  c: choose the right side", "dim")
+        prefix: list[Part] = [("Compare ", "bold"), (task, "bold"), ":  "]
         self.query_one("#compare-header", InfoBar).show_versions(
             [*prefix, *sides(False), f"  ·  {sync}", hint],
             [*prefix, *sides(False), f"  ·  {sync}"],

@@ -22,7 +22,7 @@ from ..format import OUTCOME_BADGES, result_text
 class ComparePicker(ModalScreen[int | None]):
     """Dismisses with the chosen trial, or None (Esc)."""
 
-    BINDINGS = keymap.COMPARE_PICKER
+    BINDINGS = [*keymap.COMPARE_PICKER]
 
     def __init__(self, session: Session, trial: int, model_names: dict[str, str]) -> None:
         super().__init__()
@@ -70,7 +70,8 @@ class ComparePicker(ModalScreen[int | None]):
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(int(event.option.id))
+        if event.option.id is not None:  # the headings have none, and cannot be chosen
+            self.dismiss(int(event.option.id))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -53,7 +53,7 @@ def side_name(sides: Sides, label: str) -> str:
 class HeadToHeadScreen(Screen[FilterState | None]):
     """Dismisses with a FilterState (`f`: the task and the two sides) or None (Esc / q)."""
 
-    BINDINGS = keymap.HEAD_TO_HEAD
+    BINDINGS = [*keymap.HEAD_TO_HEAD]
 
     def __init__(self, session: Session, mask: np.ndarray) -> None:
         super().__init__()
@@ -150,9 +150,8 @@ class HeadToHeadScreen(Screen[FilterState | None]):
         self.view = view
         self._show()
 
-    def attempts_to_compare(self, row: HeadToHeadRow) -> tuple[int, int]:
+    def attempts_to_compare(self, sides: Sides, row: HeadToHeadRow) -> tuple[int, int]:
         """(A's trial, B's trial): the best attempt of the side ahead against the worst of the other."""
-        sides = self.sides
         a = sides.attempts(self.session, self.mask, "a", row.task)
         b = sides.attempts(self.session, self.mask, "b", row.task)
         if row.diff < 0:
@@ -161,9 +160,9 @@ class HeadToHeadScreen(Screen[FilterState | None]):
 
     @on(HeadToHeadTable.Opened)
     def _open(self) -> None:
-        row = self.table.current_row
-        if row is not None:
-            self.app.push_screen(CompareScreen(self.session, *self.attempts_to_compare(row)))
+        row, sides = self.table.current_row, self.sides
+        if row is not None and sides is not None:
+            self.app.push_screen(CompareScreen(self.session, *self.attempts_to_compare(sides, row)))
 
     def action_filter(self) -> None:
         row, sides = self.table.current_row, self.sides

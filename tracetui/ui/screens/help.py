@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from .. import keymap
+from ..user_keymap import keymap_of
 
 
 def key_names(binding: Binding, user_keymap: Mapping[str, str]) -> str:
@@ -59,7 +60,4 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body"):
             yield Static(Text("tracetui keys", style="bold"), id="help-title")
-            yield Static(bindings_table(self.app.user_keymap), id="help-table")
-
-    def action_dismiss(self) -> None:
-        self.dismiss(None)
+            yield Static(bindings_table(keymap_of(self.app)), id="help-table")

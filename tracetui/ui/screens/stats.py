@@ -67,13 +67,13 @@ def result_bars(results: dict[str, int]) -> list[tuple[str, int, Style]]:
 class StatsBody(VerticalScroll):
     """The page of sections; j / k / space / b scroll it when it is focused or no table takes the key."""
 
-    BINDINGS = keymap.SCROLL
+    BINDINGS = [*keymap.SCROLL]
 
 
 class StatsScreen(Screen[FilterState | None]):
     """Dismisses with the FilterState picked by Enter (model+task, or one model, dataset or task), or None."""
 
-    BINDINGS = keymap.STATS
+    BINDINGS = [*keymap.STATS]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
 
     def __init__(self, session: Session, mask: np.ndarray) -> None:

@@ -85,7 +85,7 @@ class Searched(Message):
 
 
 class TriageScreen(Screen[None]):
-    BINDINGS = keymap.APP
+    BINDINGS = [*keymap.APP]
     COMMANDS = {SortCommands, FilterValueCommands}
     ALLOW_IN_MAXIMIZED_VIEW = "Footer, PromptBar, #position, #status-row"
     """A zoomed pane keeps the prompt (find, episode), the position and message lines and the keys."""
@@ -294,7 +294,7 @@ class TriageScreen(Screen[None]):
     @on(Input.Changed, "#prompt")
     def _prompt_changed(self, event: Input.Changed) -> None:
         if self.prompt.mode is PromptMode.VALUES:
-            self.facet_list.set_query(event.value)
+            self.facet_list.narrow_to(event.value)
 
     @on(PromptBar.Stepped)
     def _prompt_stepped(self, event: PromptBar.Stepped) -> None:
@@ -306,7 +306,7 @@ class TriageScreen(Screen[None]):
         facets = self.facet_list
         if text and facets.current_value() is not None:
             facets.activate()
-        facets.set_query("")
+        facets.narrow_to("")
         facets.focus()
 
     def action_clear_filters(self) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum
 
 from rich.cells import get_character_cell_size
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.message import Message
@@ -13,7 +15,7 @@ from textual.widgets import Input, Static
 from ...trace.sanitize import sanitize
 from .. import keymap
 
-Part = tuple[str, str] | str
+Part = tuple[str, str | Style] | str
 """A piece of an InfoBar line: text, or (text, style)."""
 
 
@@ -47,7 +49,7 @@ class InfoBar(Static):
         return cut_at_word(self._versions[-1], width)
 
 
-def _line(parts) -> Text:
+def _line(parts: Sequence[Part]) -> Text:
     text = Text(no_wrap=True, overflow="crop")
     for part in parts:
         content, style = part if isinstance(part, tuple) else (part, "")
@@ -92,7 +94,7 @@ class PromptBar(Input):
     """A single-line prompt docked at the bottom: find (`/`), search (`s`), episode jumps (`e`), export,
     and the sidebar's value filter, whose cursor ↑ / ↓ move while typing."""
 
-    BINDINGS = keymap.PROMPT
+    BINDINGS = [*keymap.PROMPT]
 
     class Answered(Message):
         """Enter (the text) or Esc (an empty answer)."""

@@ -203,7 +203,7 @@ class BlockView(LineView, can_focus=True):
             return Strip.blank(width, self.base_style)
         within = line - self._first_line[index]
         key = (index, within, width, self._match_key(index), self.base_style)
-        return self._strips.get_or(key, lambda: self._render(index, within, width))
+        return self._strips.get_or(key, lambda: self._draw(index, within, width))
 
     def _match_key(self, index: int) -> int:
         """Part of the strip cache key: lines of blocks with matches re-render when the current one moves."""
@@ -212,7 +212,7 @@ class BlockView(LineView, can_focus=True):
             return 0
         return 2 + found.index(self.match_index) if self.match_index in found else 1
 
-    def _render(self, index: int, within: int, width: int) -> Strip:
+    def _draw(self, index: int, within: int, width: int) -> Strip:
         block = self.blocks[index]
         start, end = self._spans[index][within]
         text = self._lines.get_or((index, self._layout_width), lambda: self._split(index))[within]

@@ -24,7 +24,7 @@ EPISODE = Style(color="bright_black")
 
 
 class ConversationView(BlockView):
-    BINDINGS = keymap.CONVERSATION
+    BINDINGS = [*keymap.CONVERSATION]
 
     class Moved(TextualMessage):
         """The current message changed (the status line shows where we are)."""

@@ -15,12 +15,17 @@ from textual.strip import Strip
 from .line_view import LineView
 
 
-class CursorKeys:
+class CursorKeys(LineView):
     """j/k, g/G and paging as moves of a line cursor: shared by the lists and the verifier panel, which
     say where the cursor is (`cursor_position`), how far it goes (`cursor_limit`) and how to move it."""
 
-    cursor_position: int
-    cursor_limit: int
+    @property
+    def cursor_position(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def cursor_limit(self) -> int:
+        raise NotImplementedError
 
     def move_to(self, index: int) -> None:
         raise NotImplementedError
@@ -47,7 +52,7 @@ class CursorKeys:
         self.move_to(self.cursor_position - self._page())
 
 
-class CursorList(CursorKeys, LineView, can_focus=True):
+class CursorList(CursorKeys, can_focus=True):
     cursor: reactive[int] = reactive(0, always_update=False, init=False)
 
     class CursorMoved(Message):

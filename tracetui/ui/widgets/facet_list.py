@@ -49,7 +49,7 @@ class Row:
 
 
 class FacetList(CursorList):
-    BINDINGS = keymap.FACETS
+    BINDINGS = [*keymap.FACETS]
     CLICKS_TO_ACTIVATE = 1
     SHOWS_FOCUS = True
     """The cursor shows only while the sidebar has focus: elsewhere it would read as a chosen value."""
@@ -73,7 +73,7 @@ class FacetList(CursorList):
         self.result: FacetResult | None = None
         self.rows: list[Row] = []
         self.expanded: set[str] = set()
-        self.query = ""
+        self.narrowed_to = ""
         self._orders: dict[str, np.ndarray] = {}
 
     def set_facets(self, facets: list[Facet], totals: dict[str, np.ndarray], names: dict[str, dict[str, str]]) -> None:
@@ -109,8 +109,8 @@ class FacetList(CursorList):
     # --- rows ----------------------------------------------------------------------------------
     def _values_shown(self, facet: Facet) -> np.ndarray:
         order = self._orders[facet.name]
-        if self.query:
-            needle = self.query.lower()
+        if self.narrowed_to:
+            needle = self.narrowed_to.lower()
             return np.asarray(
                 [
                     c
@@ -131,11 +131,11 @@ class FacetList(CursorList):
         rows: list[Row] = []
         for facet in self.facets:
             shown = self._values_shown(facet)
-            if self.query and not len(shown):
+            if self.narrowed_to and not len(shown):
                 continue
             rows.append(Row(facet.name, RowKind.TITLE))
             rows.extend(Row(facet.name, RowKind.VALUE, int(code)) for code in shown)
-            if not self.query and len(self._orders[facet.name]) > TOP_VALUES:
+            if not self.narrowed_to and len(self._orders[facet.name]) > TOP_VALUES:
                 rows.append(Row(facet.name, RowKind.MORE, hidden=len(self._orders[facet.name]) - len(shown)))
         self.rows = rows
         found = [i for i, r in enumerate(rows) if r == keep]
@@ -162,11 +162,11 @@ class FacetList(CursorList):
         row = self._value_row()
         return (row.facet, row.code) if row is not None else None
 
-    def set_query(self, text: str) -> None:
+    def narrow_to(self, text: str) -> None:
         """Keep only the values containing `text` (any case), in every facet; "" shows all again."""
         keep = self._value_row()
-        self.query = text.strip()
-        self._build_rows(None if self.query else keep)
+        self.narrowed_to = text.strip()
+        self._build_rows(None if self.narrowed_to else keep)
 
     # --- moving --------------------------------------------------------------------------------
     def validate_cursor(self, index: int) -> int:
@@ -205,8 +205,8 @@ class FacetList(CursorList):
         if row.kind is RowKind.TITLE:
             chosen = len(self.state.selected.get(facet.name, ()))
             title = facet.title + (f" ({chosen})" if chosen else "")
-            if self.query:
-                title += f" · “{self.query}”"
+            if self.narrowed_to:
+                title += f" · “{self.narrowed_to}”"
             segments = [Segment(fit(title, width), HEADER)]
         elif row.kind is RowKind.MORE:
             text = "  ▴ fewer" if row.hidden == 0 else f"  ▾ {row.hidden:,} more"
@@ -231,7 +231,7 @@ class FacetList(CursorList):
         return self.line_strip(segments, width, SELECTED_ROW if selected and self.has_focus else None)
 
     # --- acting --------------------------------------------------------------------------------
-    def action_toggle(self) -> None:
+    def action_toggle_value(self) -> None:
         self.activate()
 
     def activate(self) -> None:

@@ -12,13 +12,13 @@ from textual.strip import Strip
 from ...data.facets import FilterState
 from ...data.stats import GroupRow
 from .. import keymap
-from .table import CURSOR, DIM, HEADER, Picked, TableView, cells, percent, rate_style
+from .table import CURSOR, DIM, HEADER, Cell, Picked, TableView, cells, percent, rate_style
 
 
 class GroupTable(TableView):
     """Outcome counts per value of one column (model, dataset, task); Enter filters the trial list to it."""
 
-    BINDINGS = keymap.GROUP_TABLE
+    BINDINGS = [*keymap.GROUP_TABLE]
     SHOWS_FOCUS = True
     NUMBERS = (("trials", 6), ("pass", 5), ("part", 5), ("fail", 5), ("error", 5), ("n/a", 4))
 
@@ -50,7 +50,7 @@ class GroupTable(TableView):
         c = row.counts
         label, bar = self._layout(width)
         numbers = (c.trials, c.passed, c.partial, c.failed, c.errors, c.unknown)
-        parts = [(row.key[0], label, None, False)]
+        parts: list[Cell] = [(row.key[0], label, None, False)]
         parts += [(str(n), w, None if n else DIM, True) for n, (_, w) in zip(numbers, self.NUMBERS)]
         parts.append((percent(c.pass_rate), 5, rate_style(c.pass_rate), True))
         parts.append(("—" if math.isnan(c.mean_reward) else f"{c.mean_reward:.2f}", 6, None, True))

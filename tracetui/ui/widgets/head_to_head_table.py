@@ -36,7 +36,7 @@ def badges(counts: OutcomeCounts, width: int) -> list[Segment]:
 class HeadToHeadTable(TableView):
     """Per-task rows of a head-to-head; Enter asks the screen to compare the row's attempts."""
 
-    BINDINGS = keymap.HEAD_TO_HEAD_TABLE
+    BINDINGS = [*keymap.HEAD_TO_HEAD_TABLE]
 
     class Opened(Message):
         """Enter (or a double click) on a row."""

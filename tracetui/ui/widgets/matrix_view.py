@@ -26,7 +26,7 @@ class MatrixView(TableView):
     Columns that do not fit scroll sideways with the cursor; the task name and its totals stay put.
     """
 
-    BINDINGS = keymap.MATRIX
+    BINDINGS = [*keymap.MATRIX]
     TOTALS = 13  # "     12   67%"
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -75,7 +75,8 @@ class MatrixView(TableView):
         if task is None or not self.models:
             return None
         m = self.column
-        return self.models[m], self.tasks[task], *(int(a[task, m]) for a in (self.trials, self.passed, self.graded))
+        trials, passed, graded = (int(a[task, m]) for a in (self.trials, self.passed, self.graded))
+        return self.models[m], self.tasks[task], trials, passed, graded
 
     # --- layout --------------------------------------------------------------------------------
     def _layout(self, width: int) -> tuple[int, int, range]:

@@ -47,8 +47,12 @@ def percent(rate: float) -> str:
     return f"{value}%"
 
 
-def cells(parts: list[tuple[str, int, Style | None, bool]]) -> list[Segment]:
-    """(text, width, style, right-aligned) → one segment per cell, each fitted and followed by a space."""
+Cell = tuple[str, int, Style | None, bool]
+"""A table cell: text, width, style, right-aligned."""
+
+
+def cells(parts: list[Cell]) -> list[Segment]:
+    """One segment per cell, each fitted to its width and followed by a space."""
     out = []
     for text, width, style, right in parts:
         cell = fit(text, width)

@@ -30,7 +30,7 @@ TASK_WIDTH = 24
 
 
 class TrialList(CursorList):
-    BINDINGS = keymap.TRIAL_LIST
+    BINDINGS = [*keymap.TRIAL_LIST]
 
     class Opened(Message):
         """Enter on a trial: the screen moves focus to the conversation."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_right
+from typing import TYPE_CHECKING
 
 from rich.segment import Segment
 from rich.style import Style
@@ -14,13 +15,16 @@ from .. import keymap
 from .block_view import BlockView
 from .cursor_list import CursorKeys
 
+if TYPE_CHECKING:
+    from ...verifier import VerifierReport
+
 CURSOR = Style(color="cyan", bold=True)
 RESIZE_STEP = 4
 """Lines `+` / `-` add to or take from the panel."""
 
 
 class VerifierPanel(CursorKeys, BlockView):
-    BINDINGS = keymap.VERIFIER
+    BINDINGS = [*keymap.VERIFIER]
     SHOWS_FOCUS = True
     """The line cursor shows only while the panel has focus."""
 
@@ -35,8 +39,9 @@ class VerifierPanel(CursorKeys, BlockView):
         super().__init__(id=id)
         self.cursor_line = 0
         self.text: str | None = None
-        self.outcome, self.result = "unknown", None
-        self.report = None  # a VerifierReport once a log is shown
+        self.outcome = "unknown"
+        self.result: str | None = None
+        self.report: VerifierReport | None = None  # once a log is shown
         self.unfolded: frozenset[int] = frozenset()
         self.expanded = False
         self._line_block: list[tuple[int, int]] = []
@@ -65,6 +70,8 @@ class VerifierPanel(CursorKeys, BlockView):
         self._render_view(keep_scroll=False)
 
     def _render_view(self, keep_scroll: bool) -> None:
+        if self.report is None:  # nothing shown yet
+            return
         view = verifier_view(self.text, self.outcome, self.result, self.report, self.unfolded, self.expanded)
         self._line_block = view.line_block
         self.set_blocks(view.blocks, keep_scroll=keep_scroll)
@@ -121,7 +128,8 @@ class VerifierPanel(CursorKeys, BlockView):
 
     def goto_log_line(self, line: int) -> None:
         """Put log line `line` (0-based, in the original log) under the cursor, unfolding as needed."""
-        for number, (a, b) in enumerate(self.report.noise if self.report else ()):
+        noise: tuple[tuple[int, int], ...] = self.report.noise if self.report else ()
+        for number, (a, b) in enumerate(noise):
             if a <= line < b and number not in self.unfolded:
                 self.unfolded = self.unfolded | {number}
                 self._render_view(keep_scroll=True)
