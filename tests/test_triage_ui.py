@@ -209,3 +209,26 @@ async def test_enter_on_a_failed_test_jumps_to_its_traceback(sources):
         shown = panel.render_line(panel.cursor_line - int(panel.scroll_offset.y)).text
         expected = sanitize(panel.text.split("\n")[failure.line]).strip()[:30]
         assert expected and expected in shown
+
+
+async def test_u_cycles_through_the_sub_agent_conversations_and_back(sources):
+    from tracetui.data.session import open_session
+
+    session = open_session(sources)
+    trial = next(t for t in range(len(session)) if session.history(t).subagents)
+    subagents = session.history(trial).subagents
+    app = make_app(sources, StartOptions(trial=session.info(trial).trial_name))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        assert screen.trial == trial and screen.conversation.title == "main"
+        for sub in subagents:
+            await pilot.press("u")
+            assert screen.conversation.title == sub.trace_source
+            assert screen.conversation.messages == sub.messages
+            assert f"[sub-agent: {sub.trace_source}]" in text_of(screen.query_one("#position"))
+        await pilot.press("u")
+        assert screen.conversation.title == "main" and screen.conversation.messages == session.history(trial).messages
+        await pilot.press("u", "L", "H")  # another trial and back: the cycle starts again at the first
+        assert screen.trial == trial and screen.conversation.title == "main"
+        await pilot.press("u")
+        assert screen.conversation.title == subagents[0].trace_source

@@ -104,7 +104,8 @@ class TriageScreen(Screen[None]):
         self.sort_reverse = False
         self.trial: int | None = None
         self._start_trial = trial
-        self._subagent = -1  # -1: the main history; else an index into history.subagents
+        self._subagent: int | None = None
+        """The sub-agent conversation shown (an index into history.subagents); None: the main history."""
         self.verifier_index: VerifierIndex | None = None
         self.search_result: SearchResult | None = None
         self.find_pattern: re.Pattern[str] | None = None
@@ -343,7 +344,7 @@ class TriageScreen(Screen[None]):
         if trial is None or trial == self.trial:
             return
         self.trial = trial
-        self._subagent = -1
+        self._subagent = None
         history = self.session.history(trial)
         self.conversation.show(history.messages, history)
         info = self.session.info(trial)
@@ -391,9 +392,9 @@ class TriageScreen(Screen[None]):
         if history is None or not history.subagents:
             self.status("This trial has no sub-agent conversations.")
             return
-        self._subagent += 1
-        if self._subagent >= len(history.subagents):
-            self._subagent = -1
+        following = 0 if self._subagent is None else self._subagent + 1
+        self._subagent = following if following < len(history.subagents) else None
+        if self._subagent is None:
             self.conversation.show(history.messages, history)
         else:
             sub = history.subagents[self._subagent]
