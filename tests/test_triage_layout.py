@@ -192,3 +192,22 @@ async def test_the_pane_in_use_gets_the_room_on_a_short_terminal(sources):
         await pilot.press("enter")
         await pilot.pause()
         assert screen.trial_list.size.height == heights >= 8
+
+
+async def test_plus_and_minus_resize_the_verifier_by_whole_steps(sources):
+    from tracetui.ui.widgets.verifier_panel import RESIZE_STEP
+
+    app = make_app(sources)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        panel = screen.verifier
+        panel.focus()
+        await pilot.pause()
+        before = panel.outer_size.height
+        await pilot.press("plus")
+        await pilot.pause()
+        assert panel.outer_size.height == before + RESIZE_STEP
+        await pilot.press("minus", "minus")
+        await pilot.pause()
+        assert panel.outer_size.height == before - RESIZE_STEP
+        assert screen.conversation.outer_size.height >= 5  # the conversation keeps its lines
