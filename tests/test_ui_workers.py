@@ -42,3 +42,29 @@ async def test_a_failing_export_hides_its_progress_and_says_why(sources, tmp_pat
         await wait_idle(screen, pilot, "export")
         assert text_of(screen.query_one("#status")) == "Export failed: MemoryError"
         assert not screen.query_one("#work").display and app.is_running
+
+
+async def test_the_message_line_gives_background_news_way():
+    from textual.app import App
+
+    from tracetui.ui.widgets.status_line import StatusLine
+
+    class Line(App[None]):
+        def compose(self):
+            yield StatusLine()
+
+    app = Line()
+    async with app.run_test():
+        line = app.query_one(StatusLine)
+        line.news("Reading verifier logs… 10%")
+        line.news("Reading verifier logs… 20%")  # news replaces news
+        assert line.text == "Reading verifier logs… 20%"
+        line.say("Filter outcome=fail on: 17 trials.")
+        line.news("Reading verifier logs… 30%")  # but not what the user did
+        assert line.text == "Filter outcome=fail on: 17 trials."
+        line.working("Searching for 'x'… (Esc cancels)", 0.5)
+        line.news("Reading verifier logs… 40%")  # nor the progress of work the user started
+        assert line.text == "Searching for 'x'… (Esc cancels)"
+        line.say("Added label 'bad-task' (saved; U undoes)", hold=True)
+        line.working("Searching for 'x'… (Esc cancels)", 0.6)  # a held message outlasts progress
+        assert line.text == "Added label 'bad-task' (saved; U undoes)"

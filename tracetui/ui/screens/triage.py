@@ -218,15 +218,14 @@ class TriageScreen(Screen[None]):
         self._show_facets()
         self.apply_filters()
         gc.freeze()
-        if self.status_line.text.startswith(INDEXING):
-            self.status("", background=True)
+        self.status_line.news("")
 
     @on(WorkProgress)
     def _work_progress(self, event: WorkProgress) -> None:
         if not event.background:
             self.status_line.working(event.text, event.fraction)
-        elif not self.status_line.text or self.status_line.text.startswith(event.text):
-            self.status(f"{event.text} {event.fraction:.0%}", background=True)
+        else:
+            self.status_line.news(f"{event.text} {event.fraction:.0%}")
 
     @on(WorkDone)
     def _work_done(self, event: WorkDone) -> None:

@@ -1,7 +1,8 @@
 """The triage screen's message line: what the last action did, and the progress bar of long work.
 
-A held message (a change to what the user wrote: labels, notes) stays at least `STATUS_HOLD` seconds
-against background messages (progress); the user's next action still replaces it.
+Background news (the progress of an index built in the background) shows only while the line has
+nothing of the user's to say. A held message (a change to what the user wrote: labels, notes) stays
+at least `STATUS_HOLD` seconds against background news; the user's next action still replaces it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ class StatusLine(Horizontal):
         super().__init__(id=id)
         self.text = ""
         """The message shown."""
+        self._news = False  # the message shown is background news
         self._held: Timer | None = None  # ends a held message
 
     def compose(self) -> ComposeResult:
@@ -32,6 +34,7 @@ class StatusLine(Horizontal):
         """Show `message`; `hold` keeps it against background messages, which give way to it."""
         if background and self._held is not None:
             return
+        self._news = False
         if self._held is not None:
             self._held.stop()
             self._held = None
@@ -42,6 +45,12 @@ class StatusLine(Horizontal):
 
     def _release(self) -> None:
         self._held = None
+
+    def news(self, message: str) -> None:
+        """Background news: shown only over nothing, or over other background news."""
+        if not self.text or self._news:
+            self.say(message, background=True)
+            self._news = True
 
     def working(self, message: str, fraction: float | None) -> None:
         """Progress of long work (search, export) with its bar; None hides the bar."""
