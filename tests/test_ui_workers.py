@@ -10,7 +10,7 @@ from .ui_helpers import make_app, text_of, wait_loaded
 
 
 async def test_a_failing_verifier_index_is_one_line_and_the_app_goes_on(sources, monkeypatch):
-    def broken(session, progress, cancelled):
+    def broken(session, progress, *more):
         progress(0.5)
         raise RuntimeError("the disk\nis on fire")
 
@@ -30,7 +30,7 @@ async def test_a_failing_verifier_index_is_one_line_and_the_app_goes_on(sources,
 async def test_a_failing_export_hides_its_progress_and_says_why(sources, tmp_path, monkeypatch):
     from tracetui.data import export
 
-    def broken(session, trials, path, labels, notes, progress, cancelled):
+    def broken(session, trials, path, labels, notes, progress, **more):
         progress(0.25, 10)
         raise MemoryError()
 
