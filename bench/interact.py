@@ -53,17 +53,22 @@ def _ms(began: float, ended: float) -> float:
 
 async def toggles(screen, watcher, count: int) -> list[float]:
     """Toggle outcome / model / result values on and off in the sidebar, as Enter on a value does."""
+    from tracetui.ui.widgets.facet_list import RowKind
     from tracetui.ui.widgets.trial_list import TrialList
 
     facets = screen.facet_list
-    values = [i for i, row in enumerate(facets.rows) if row.code >= 0 and row.facet in ("outcome", "model", "result")]
+    values = [
+        i
+        for i, row in enumerate(facets.rows)
+        if row.kind is RowKind.VALUE and row.facet in ("outcome", "model", "result")
+    ]
     times = []
     for n in range(count):
         facets.cursor = values[(n // 2) % len(values)]
         await asyncio.sleep(0.02)
         before = screen.state
         began = time.perf_counter()
-        facets.action_toggle()
+        facets.action_toggle_value()
         painted = await watcher.next_paint(
             TrialList, after=began, when=lambda before=before: screen.state is not before
         )

@@ -19,7 +19,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input
@@ -90,7 +90,7 @@ class TriageScreen(Screen[None]):
     ALLOW_IN_MAXIMIZED_VIEW = "Footer, PromptBar, #position, #status-row"
     """A zoomed pane keeps the prompt (find, episode), the position and message lines and the keys."""
 
-    state: reactive[FilterState] = reactive(FilterState, init=False)
+    state: var[FilterState] = var(FilterState, init=False)
     """The filters: the one copy, which the sidebar is bound to; a change applies them."""
 
     def __init__(self, session: Session, state: FilterState | None = None, trial: int | None = None) -> None:
