@@ -1,0 +1,303 @@
+"""A local stand-in for the Hugging Face hub: enough of its HTTP API for `huggingface_hub` and `datasets`.
+
+Serves dataset repos from local folders (e.g. one written by `tracetui demo --out`) at `HF_ENDPOINT`:
+repo info (`/api/datasets/{id}[/revision/{rev}]`), tree listings (`/api/datasets/{id}/tree/{rev}/{path}`),
+`paths-info`, and `/datasets/{id}/resolve/{rev}/{path}` with HEAD, ETag / X-Repo-Commit / Content-Length
+headers and byte ranges. It counts the file bytes it serves, can drop connections after a byte budget
+(an interrupted download) and can go away mid-session (`stop`).
+
+    with FakeHub({"org/name": folder}) as hub:
+        hub.url, hub.bytes_served, hub.stop()
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import socket
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+CHUNK = 1 << 20
+
+
+@dataclass
+class Repo:
+    """A dataset repo served from `folder`: every file under it, at one commit."""
+
+    folder: Path
+    files: dict[str, Path] = field(init=False)
+    sha: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.files = {
+            p.relative_to(self.folder).as_posix(): p
+            for p in sorted(self.folder.rglob("*"))
+            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(self.folder).parts)
+        }
+        listing = [(name, p.stat().st_size, p.stat().st_mtime_ns) for name, p in self.files.items()]
+        self.sha = hashlib.sha1(json.dumps(listing).encode()).hexdigest()
+
+    def etag(self, name: str) -> str:
+        stat = self.files[name].stat()
+        return hashlib.sha1(f"{name}:{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()
+
+    def entry(self, name: str) -> dict:
+        if name in self.files:
+            return {"type": "file", "oid": self.etag(name), "size": self.files[name].stat().st_size, "path": name}
+        return {"type": "directory", "oid": hashlib.sha1(name.encode()).hexdigest(), "size": 0, "path": name}
+
+    def folders(self) -> set[str]:
+        return {"/".join(name.split("/")[:i]) for name in self.files for i in range(1, name.count("/") + 1)}
+
+    def tree(self, path: str, recursive: bool) -> list[dict] | None:
+        """Entries under `path` (direct children, or all descendants); None when `path` is no folder."""
+        path = path.strip("/")
+        if path and path not in self.folders():
+            return None
+        prefix = f"{path}/" if path else ""
+        names = sorted({*self.files, *self.folders()})
+        below = [n for n in names if n.startswith(prefix) and n != path]
+        if not recursive:
+            below = [n for n in below if "/" not in n[len(prefix):]]
+        return [self.entry(n) for n in below]
+
+
+class FakeHub:
+    def __init__(self, repos: dict[str, Path], cut_after: int | None = None) -> None:
+        self.repos = {repo_id: Repo(Path(folder)) for repo_id, folder in repos.items()}
+        self.cut_after = cut_after
+        """Drop the connection once this many file bytes have been served in all (None: never)."""
+        self.bytes_served = 0
+        self.requests: list[tuple[str, str, str | None]] = []  # (method, path, range header)
+        self._lock = threading.Lock()
+        self._connections: set[socket.socket] = set()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-hub", daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> FakeHub:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Go away: stop listening and cut every open connection (later requests are refused)."""
+        self._server.shutdown()
+        self._server.server_close()
+        with self._lock:
+            for connection in list(self._connections):
+                try:
+                    connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def file_bytes(self, repo_id: str) -> int:
+        return sum(p.stat().st_size for p in self.repos[repo_id].files.values())
+
+    def reset_counts(self) -> None:
+        with self._lock:
+            self.bytes_served = 0
+            self.requests.clear()
+
+    def __enter__(self) -> FakeHub:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        if self._thread.is_alive():
+            self.stop()
+
+    # --- bookkeeping called by the handler -----------------------------------------------------
+    def _served(self, count: int) -> bool:
+        """Count `count` file bytes; False once the byte budget (`cut_after`) is spent."""
+        with self._lock:
+            self.bytes_served += count
+            return self.cut_after is None or self.bytes_served <= self.cut_after
+
+
+_API = re.compile(r"^/api/datasets/([^/]+/[^/]+)(?:/(revision|tree|paths-info)/([^/]+)(/.*)?)?$")
+_RESOLVE = re.compile(r"^/datasets/([^/]+/[^/]+)/resolve/([^/]+)/(.+)$")
+_RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
+
+
+def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format, *args) -> None:  # quiet: tests read `hub.requests`
+            pass
+
+        def setup(self) -> None:
+            super().setup()
+            with hub._lock:
+                hub._connections.add(self.connection)
+
+        def finish(self) -> None:
+            with hub._lock:
+                hub._connections.discard(self.connection)
+            try:
+                super().finish()
+            except OSError:
+                pass
+
+        # --- routing -----------------------------------------------------------------------
+        def do_GET(self) -> None:
+            self._route("GET")
+
+        def do_HEAD(self) -> None:
+            self._route("HEAD")
+
+        def do_POST(self) -> None:
+            self._route("POST")
+
+        def _route(self, method: str) -> None:
+            url = urlsplit(self.path)
+            path, query = unquote(url.path), parse_qs(url.query)
+            with hub._lock:
+                hub.requests.append((method, path, self.headers.get("Range")))
+            body = b""
+            if method == "POST":
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            if match := _API.match(path):
+                self._api(method, match, query, body)
+            elif match := _RESOLVE.match(path):
+                self._resolve(method, *match.groups())
+            else:
+                self._error(404, "EntryNotFound", f"no route for {path}")
+
+        def _repo(self, repo_id: str, revision: str | None) -> Repo | None:
+            repo = hub.repos.get(repo_id)
+            if repo is None:
+                self._error(404, "RepoNotFound", f"Repository not found: {repo_id}")
+                return None
+            if revision not in (None, "main", repo.sha):
+                self._error(404, "RevisionNotFound", f"Invalid rev id: {revision}")
+                return None
+            return repo
+
+        # --- the API -----------------------------------------------------------------------
+        def _api(self, method: str, match: re.Match, query: dict, body: bytes) -> None:
+            repo_id, kind, revision, rest = match.groups()
+            repo = self._repo(repo_id, unquote(revision) if revision else None)
+            if repo is None:
+                return
+            if kind in (None, "revision"):
+                siblings = [{"rfilename": n, "size": p.stat().st_size, "blobId": repo.etag(n)} for n, p in repo.files.items()]
+                self._json({"id": repo_id, "sha": repo.sha, "private": False, "disabled": False, "gated": False,
+                            "siblings": siblings, "tags": []})
+            elif kind == "tree":
+                entries = repo.tree(rest or "", query.get("recursive", ["false"])[0].lower() == "true")
+                if entries is None:
+                    self._error(404, "EntryNotFound", f"{rest} does not exist")
+                else:
+                    self._json(entries)
+            elif kind == "paths-info" and method == "POST":
+                form = parse_qs(body.decode())
+                if not form and body:
+                    form = {"paths": json.loads(body).get("paths", [])}
+                wanted = form.get("paths", [])
+                known = {*repo.files, *repo.folders()}
+                self._json([repo.entry(p.strip("/")) for p in wanted if p.strip("/") in known])
+            else:
+                self._error(405, None, "method not allowed")
+
+        def _resolve(self, method: str, repo_id: str, revision: str, name: str) -> None:
+            repo = self._repo(repo_id, unquote(revision))
+            if repo is None:
+                return
+            if name not in repo.files:
+                self._error(404, "EntryNotFound", f"{name} does not exist")
+                return
+            file = repo.files[name]
+            size = file.stat().st_size
+            start, end = 0, size - 1
+            status = 200
+            wanted = self.headers.get("Range")
+            if wanted and (match := _RANGE.match(wanted.strip())):
+                first, last = match.groups()
+                if first:
+                    start, end = int(first), min(int(last), size - 1) if last else size - 1
+                elif last:
+                    start, end = max(0, size - int(last)), size - 1
+                if start >= size:
+                    self.send_response(416)
+                    self.send_header("Content-Range", f"bytes */{size}")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                status = 206
+            self.send_response(status)
+            self.send_header("X-Repo-Commit", repo.sha)
+            self.send_header("ETag", f'"{repo.etag(name)}"')
+            self.send_header("Accept-Ranges", "bytes")
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(end - start + 1))
+            if status == 206:
+                self.send_header("Content-Range", f"bytes {start}-{end}/{size}")
+            self.end_headers()
+            if method == "HEAD":
+                return
+            with file.open("rb") as handle:
+                handle.seek(start)
+                left = end - start + 1
+                while left > 0:
+                    chunk = handle.read(min(CHUNK, left))
+                    if not chunk:
+                        break
+                    if not hub._served(len(chunk)):  # the budget is spent: drop the connection mid-body
+                        self.close_connection = True
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                        return
+                    self.wfile.write(chunk)
+                    left -= len(chunk)
+
+        # --- responses ---------------------------------------------------------------------
+        def _json(self, value) -> None:
+            data = json.dumps(value).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _error(self, status: int, code: str | None, message: str) -> None:
+            data = json.dumps({"error": message}).encode()
+            self.send_response(status)
+            if code:
+                self.send_header("X-Error-Code", code)
+            self.send_header("X-Error-Message", message)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(data)
+
+    return Handler
+
+
+class SilentServer:
+    """Accepts TCP connections and never answers: a hub that hangs."""
+
+    def __init__(self) -> None:
+        self._socket = socket.socket()
+        self._socket.bind(("127.0.0.1", 0))
+        self._socket.listen(64)
+
+    @property
+    def url(self) -> str:
+        host, port = self._socket.getsockname()
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> SilentServer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._socket.close()
