@@ -17,6 +17,7 @@ import json
 import re
 import socket
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -72,6 +73,8 @@ class FakeHub:
         self.repos = {repo_id: Repo(Path(folder)) for repo_id, folder in repos.items()}
         self.cut_after = cut_after
         """Drop the connection once this many file bytes have been served in all (None: never)."""
+        self.delay = 0.0
+        """Seconds added to every request: a hub far away."""
         self.bytes_served = 0
         self.requests: list[tuple[str, str, str | None]] = []  # (method, path, range header)
         self._lock = threading.Lock()
@@ -163,6 +166,8 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             path, query = unquote(url.path), parse_qs(url.query)
             with hub._lock:
                 hub.requests.append((method, path, self.headers.get("Range")))
+            if hub.delay:
+                time.sleep(hub.delay)
             body = b""
             if method == "POST":
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -301,3 +306,26 @@ class SilentServer:
 
     def __exit__(self, *exc) -> None:
         self._socket.close()
+
+
+def main() -> None:
+    """`python -m tests.hub_server org/name=FOLDER ...`: serve until interrupted (for trying the app by hand)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("repos", nargs="+", metavar="ID=FOLDER")
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds added to every request (a far hub)")
+    args = parser.parse_args()
+    hub = FakeHub({repo: Path(folder) for repo, _, folder in (r.partition("=") for r in args.repos)})
+    hub.delay = args.delay
+    with hub:
+        print(f"HF_ENDPOINT={hub.url}", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()

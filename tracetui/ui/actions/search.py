@@ -53,9 +53,10 @@ class SearchActions:
         worker = get_current_worker()
         pattern, regex, ignore_case = parse_query(text)
         progress = lambda f: self.app.call_from_thread(self.working, f"Searching for {text!r}… (Esc cancels)", f)  # noqa: E731
+        waiting = lambda f: self.app.call_from_thread(self.working, "Search waits for the download… (Esc cancels)", f)  # noqa: E731
         try:
             result = search(self.session, pattern, regex=regex, ignore_case=ignore_case, progress=progress,
-                            cancelled=lambda: worker.is_cancelled)
+                            cancelled=lambda: worker.is_cancelled, waiting=waiting)
         except SearchCancelled:
             self.app.call_from_thread(self._search_failed, "Search cancelled.")
             return

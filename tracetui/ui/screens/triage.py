@@ -23,12 +23,14 @@ from ...data.verifier_index import VerifierIndex, build_verifier_index
 from ...render.highlight import warm_up as warm_up_highlighting
 from .. import keymap
 from ..actions.external import ExternalActions
+from ..actions.fetch import FetchActions
 from ..actions.labels import LabelActions
 from ..actions.search import SearchActions
 from ..format import human_size, result_text, short_model
 from ..widgets.bars import InfoBar, PromptBar
 from ..widgets.conversation import ConversationView
 from ..widgets.cursor_list import CursorList
+from ..widgets.download_bar import DownloadBar
 from ..widgets.facet_list import FacetList
 from ..widgets.trial_list import TrialList
 from ..widgets.verifier_panel import VerifierPanel
@@ -37,7 +39,7 @@ ALWAYS_SHOWN = ("outcome", "result", "model", "task")
 SHOWN_WHEN_VARIED = ("agent", "model_provider", "trace_source", "dataset")
 
 
-class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
+class TriageScreen(LabelActions, SearchActions, ExternalActions, FetchActions, Screen):
     BINDINGS = keymap.APP
 
     def __init__(self, session: Session, state: FilterState | None = None, trial: int | None = None) -> None:
@@ -68,6 +70,7 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         with Horizontal(id="status-row"):
             yield InfoBar(id="status")
             yield ProgressBar(total=1.0, show_eta=False, id="work")
+            yield DownloadBar(self.session, id="download")
         yield Footer()
 
     # --- shortcuts -----------------------------------------------------------------------------
@@ -124,16 +127,17 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
         """Parse every trial's verifier log in the background: the tests column and failed-test facet."""
         worker = get_current_worker()
         progress = lambda f: self.app.call_from_thread(self._index_progress, f)  # noqa: E731
+        waiting = lambda f: self.app.call_from_thread(self._index_progress, f, " after the download")  # noqa: E731
         try:
-            index = build_verifier_index(self.session, progress, lambda: worker.is_cancelled)
+            index = build_verifier_index(self.session, progress, lambda: worker.is_cancelled, waiting)
         except InterruptedError:
             return
         self.app.call_from_thread(self._verifiers_indexed, index)
 
-    def _index_progress(self, fraction: float) -> None:
+    def _index_progress(self, fraction: float, waiting: str = "") -> None:
         """Background progress shows only while the message line has nothing of the user's to say."""
         if not self._status_text or self._status_text.startswith("Reading verifier logs"):
-            self.status(f"Reading verifier logs… {fraction:.0%}")
+            self.status(f"Reading verifier logs{waiting}… {fraction:.0%}")
 
     def _verifiers_indexed(self, index: VerifierIndex) -> None:
         self.session.facets.add(index.facet())
@@ -237,6 +241,9 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, Screen):
             return
         self.trial = trial
         self._subagent = -1
+        self.show_or_fetch(trial)  # a trial read from the hub is fetched first
+
+    def display_trial(self, trial: int) -> None:
         history = self.session.history(trial)
         self.conversation.show(history.messages, history)
         info = self.session.info(trial)
