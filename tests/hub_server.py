@@ -4,7 +4,7 @@ Serves dataset repos from local folders (e.g. one written by `tracetui demo --ou
 repo info (`/api/datasets/{id}[/revision/{rev}]`), tree listings (`/api/datasets/{id}/tree/{rev}/{path}`),
 `paths-info`, and `/datasets/{id}/resolve/{rev}/{path}` with HEAD, ETag / X-Repo-Commit / Content-Length
 headers and byte ranges. It counts the file bytes it serves, can drop connections after a byte budget
-(an interrupted download) and can go away mid-session (`stop`).
+(a dropped connection) and can go away mid-session (`stop`).
 
     with FakeHub({"org/name": folder}) as hub:
         hub.url, hub.bytes_served, hub.stop()
@@ -23,7 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
-CHUNK = 1 << 20
+CHUNK = 64 << 10
 
 
 @dataclass
@@ -72,14 +72,14 @@ class FakeHub:
     def __init__(self, repos: dict[str, Path], cut_after: int | None = None) -> None:
         self.repos = {repo_id: Repo(Path(folder)) for repo_id, folder in repos.items()}
         self.cut_after = cut_after
-        """Drop the connection once this many file bytes have been served in all (None: never)."""
+        """Drop the connection once, when this many file bytes have been served in all (None: never)."""
         self.delay = 0.0
         """Seconds added to every request: a hub far away."""
         self.bytes_served = 0
         self.requests: list[tuple[str, str, str | None]] = []  # (method, path, range header)
         self._lock = threading.Lock()
         self._connections: set[socket.socket] = set()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server = _Server(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="fake-hub", daemon=True)
 
@@ -120,10 +120,18 @@ class FakeHub:
 
     # --- bookkeeping called by the handler -----------------------------------------------------
     def _served(self, count: int) -> bool:
-        """Count `count` file bytes; False once the byte budget (`cut_after`) is spent."""
+        """Count `count` file bytes about to be sent; False (once) when they would pass `cut_after`."""
         with self._lock:
+            if self.cut_after is not None and self.bytes_served + count > self.cut_after:
+                self.cut_after = None
+                return False
             self.bytes_served += count
-            return self.cut_after is None or self.bytes_served <= self.cut_after
+            return True
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:  # a client that hung up is not news
+        pass
 
 
 _API = re.compile(r"^/api/datasets/([^/]+/[^/]+)(?:/(revision|tree|paths-info)/([^/]+)(/.*)?)?$")
@@ -257,7 +265,7 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                     chunk = handle.read(min(CHUNK, left))
                     if not chunk:
                         break
-                    if not hub._served(len(chunk)):  # the budget is spent: drop the connection mid-body
+                    if not hub._served(len(chunk)):  # drop the connection mid-body
                         self.close_connection = True
                         self.connection.shutdown(socket.SHUT_RDWR)
                         return
@@ -288,13 +296,52 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+def use_hub(monkeypatch, url: str) -> None:
+    """Point huggingface_hub and datasets (imported already or not) at `url`, online.
+
+    Both read HF_ENDPOINT and the offline switches when imported, so the module constants are patched too;
+    the HF cache stays where conftest put HF_HOME.
+    """
+    import os
+    import sys
+
+    monkeypatch.setenv("HF_ENDPOINT", url)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("HF_DATASETS_OFFLINE", raising=False)
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "ENDPOINT", url)
+    monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", url + "/{repo_id}/resolve/{revision}/{filename}")
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", os.path.join(os.environ["HF_HOME"], "hub"))
+    if "datasets" in sys.modules:
+        config = sys.modules["datasets"].config
+        monkeypatch.setattr(config, "HF_ENDPOINT", url)
+        monkeypatch.setattr(config, "HF_HUB_OFFLINE", False)
+        monkeypatch.setattr(config, "HF_DATASETS_OFFLINE", False)
+
+
 class SilentServer:
-    """Accepts TCP connections and never answers: a hub that hangs."""
+    """Accepts TCP connections and never answers: a hub that hangs. `connections` counts them."""
 
     def __init__(self) -> None:
         self._socket = socket.socket()
         self._socket.bind(("127.0.0.1", 0))
         self._socket.listen(64)
+        self._held: list[socket.socket] = []
+        threading.Thread(target=self._accept, name="silent-hub", daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                connection, _ = self._socket.accept()
+            except OSError:
+                return
+            self._held.append(connection)
+
+    @property
+    def connections(self) -> int:
+        return len(self._held)
 
     @property
     def url(self) -> str:
@@ -306,6 +353,8 @@ class SilentServer:
 
     def __exit__(self, *exc) -> None:
         self._socket.close()
+        for connection in self._held:
+            connection.close()
 
 
 def main() -> None:

@@ -27,8 +27,10 @@ READ_TIMEOUT = 5.0
 """A range read gives up after this long without a byte (once more after a short pause)."""
 PART_BYTES = 4 << 20
 """Long ranges are fetched as parts of this size on parallel connections."""
-COALESCE_BYTES = 256 << 10
-"""Ranges closer than this are fetched as one (the gap costs less than another round trip)."""
+CHUNK_BYTES = 256 << 10
+"""Downloads are written in chunks of this size (huggingface_hub's default, 10 MB, takes seconds on a slow link)."""
+COALESCE_BYTES = 32 << 10
+"""Ranges closer than this are fetched as one (the gap costs less than another request)."""
 
 
 class Unreachable(SourceError):
@@ -118,11 +120,14 @@ def download(files: HubFiles, progress: Callable[[int], None] | None = None, wor
     """Download the files not yet in the HF cache (huggingface_hub's console bars without `progress`;
     else `progress(bytes)` for every chunk, which may raise Cancelled to stop).
 
-    A shard whose download is interrupted starts over next time; shards already downloaded stay.
+    A dropped connection resumes where it stopped (huggingface_hub retries with a range); a shard whose
+    download is stopped (the app quits) starts over next time, shards already downloaded stay.
     """
-    from huggingface_hub import hf_hub_download
+    from huggingface_hub import constants, hf_hub_download
 
     quiet()
+    # huggingface_hub writes (and resumes a dropped connection, and lets `progress` cancel) a chunk at a time
+    constants.DOWNLOAD_CHUNK_SIZE = min(constants.DOWNLOAD_CHUNK_SIZE, CHUNK_BYTES)
     tqdm_class = None if progress is None else _byte_counter(progress)
     missing = [path for path, local in zip(files.paths, files.local) if not local.exists()]
 
@@ -137,10 +142,26 @@ def download(files: HubFiles, progress: Callable[[int], None] | None = None, wor
     if len(missing) <= 1 or workers <= 1:
         for path in missing:
             fetch(path)
+    else:
+        with ThreadPoolExecutor(min(workers, len(missing)), thread_name_prefix="tracetui-download") as downloads:
+            for future in [downloads.submit(fetch, path) for path in missing]:
+                future.result()
+    _remember_ref(files)
+
+
+def _remember_ref(files: HubFiles) -> None:
+    """Record which commit the branch or tag names (as huggingface_hub does), so that an offline open of
+    the branch finds this complete snapshot."""
+    if files.ref == files.commit:
         return
-    with ThreadPoolExecutor(min(workers, len(missing)), thread_name_prefix="tracetui-download") as downloads:
-        for future in [downloads.submit(fetch, path) for path in missing]:
-            future.result()
+    ref = files.folder.parent.parent / "refs" / files.ref
+    try:
+        ref.parent.mkdir(parents=True, exist_ok=True)
+        temporary = ref.with_name(f"{ref.name}.{os.getpid()}.tmp")
+        temporary.write_text(files.commit)
+        os.replace(temporary, ref)
+    except OSError:  # a read-only cache: offline opens name the commit instead
+        pass
 
 
 def _byte_counter(report: Callable[[int], None]) -> type:

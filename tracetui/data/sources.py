@@ -41,6 +41,7 @@ class HubFiles:
     paths: tuple[str, ...]  # in the repo, in reading order
     sizes: tuple[int, ...]
     folder: Path  # the HF cache snapshot folder the files download into
+    ref: str = "main"  # the branch or tag the commit was resolved from
 
     @property
     def local(self) -> tuple[Path, ...]:
@@ -179,7 +180,8 @@ def _resolve_hub(repo_id: str, spec: SourceSpec, patterns: list[str] | None) -> 
                 raise
             except Exception as exc:  # the hub stopped answering while `datasets` listed the files
                 raise SourceError(f"{repo_id}: cannot list its files on the hub ({first_line(exc)})") from None
-            files = HubFiles(repo_id, commit, tuple(paths), tuple(sizes.get(p, 0) for p in paths), hub.snapshot_folder(repo_id, commit))
+            files = HubFiles(repo_id, commit, tuple(paths), tuple(sizes.get(p, 0) for p in paths),
+                             hub.snapshot_folder(repo_id, commit), spec.revision or "main")
             return ResolvedSource(repo_id, commit, files.local, hub=files)
     else:
         folder = hub.cached_snapshot(repo_id, spec.revision)
