@@ -75,6 +75,9 @@ class FakeHub:
         """Drop the connection once, when this many file bytes have been served in all (None: never)."""
         self.delay = 0.0
         """Seconds added to every request: a hub far away."""
+        self.downloads = threading.Event()
+        self.downloads.set()
+        """Cleared, whole-file downloads of parquet files wait until it is set again (range reads do not)."""
         self.bytes_served = 0
         self.requests: list[tuple[str, str, str | None]] = []  # (method, path, range header)
         self._lock = threading.Lock()
@@ -258,6 +261,8 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             if method == "HEAD":
                 return
+            if status == 200 and name.endswith(".parquet"):
+                hub.downloads.wait()
             with file.open("rb") as handle:
                 handle.seek(start)
                 left = end - start + 1

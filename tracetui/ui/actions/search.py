@@ -12,6 +12,7 @@ import re
 from textual import work
 from textual.worker import get_current_worker
 
+from ...data.errors import SourceError
 from ...data.search import SearchCancelled, SearchResult, python_regex, search
 
 
@@ -62,6 +63,9 @@ class SearchActions:
             return
         except ValueError as exc:
             self.app.call_from_thread(self._search_failed, str(exc))
+            return
+        except SourceError as exc:  # the hub stopped answering while the search streamed from it
+            self.app.call_from_thread(self._search_failed, f"Search stopped: {exc}")
             return
         self.app.call_from_thread(self._searched, text, result)
 

@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar
 from textual.worker import get_current_worker
 
+from ...data.errors import SourceError
 from ...data.facets import FilterState
 from ...data.ordering import SORT_KEYS
 from ...data.session import Session
@@ -131,6 +132,9 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, FetchActions, S
         try:
             index = build_verifier_index(self.session, progress, lambda: worker.is_cancelled, waiting)
         except InterruptedError:
+            return
+        except SourceError as exc:  # the hub stopped answering while the logs streamed from it
+            self.app.call_from_thread(self.status, f"Verifier logs: {exc}")
             return
         self.app.call_from_thread(self._verifiers_indexed, index)
 
