@@ -70,9 +70,11 @@ async def test_opens_remotely_then_switches_to_the_local_copy_unnoticed(hub):
         await until(pilot, lambda: screen.conversation.messages, "the filtered trial's text")
         await until(pilot, lambda: screen.query_one(DownloadBar).display, "the download bar")
         before = view(screen)
+        remote_folder = session.datasets[0].folder
         hub.downloads.set()
         await until(pilot, session.local_ready.is_set, "the local copy", tries=1500)
         assert isinstance(session.datasets[0], Dataset) and not session.remote
+        assert not remote_folder.exists()  # what only remote reading needed is gone
         assert view(screen) == before
         await until(pilot, lambda: not screen.query_one(DownloadBar).display, "the download bar to go")
         await pilot.press("L")  # reading on from the local copy
@@ -131,3 +133,18 @@ async def test_a_dataset_larger_than_the_disk_stays_on_the_hub_with_a_note(hub, 
         notes = [n.message for n in app._notifications]
         assert any("free" in note and "reading it from the hub" in note for note in notes)
         await until(pilot, lambda: screen.conversation.messages, "the first trial's text")
+
+
+async def test_compare_fetches_the_other_attempt_first(hub):
+    from tracetui.data.compare import pick_counterpart
+    from tracetui.ui.screens.compare import CompareScreen
+
+    app = make_app(prepare([SourceSpec(REPO)], progressive=True), StartOptions(download=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        await until(pilot, lambda: screen.conversation.messages, "the first trial's text")
+        other = pick_counterpart(app.session, screen.trial)
+        assert other is not None and not app.session.ready(other)
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CompareScreen), "the compare screen")
+        assert app.session.ready(other)

@@ -63,6 +63,9 @@ class Storage:
     def load(self, rows) -> None:
         """Make the text of `rows` ready (a remote dataset fetches it; call it off the UI thread)."""
 
+    def discard(self) -> None:
+        """Forget what only this reading needed (a remote dataset's cache, once the local copy replaces it)."""
+
     @cached_property
     def message_counts(self) -> np.ndarray:
         column = self.meta.column("n_messages")

@@ -141,6 +141,11 @@ class RemoteDataset(Storage):
         for group in self._groups_of(rows):
             self._group(group)
 
+    def discard(self) -> None:
+        """The local copy replaces this dataset: its metadata, footers and row groups are not needed any more
+        (mapped files stay readable until unmapped)."""
+        shutil.rmtree(self.folder, ignore_errors=True)
+
     def _fetch(self, group: int, leaves: tuple[str, ...] | None = None) -> pa.RecordBatch:
         """Row group `group` as a data batch (conversations and verifier log), or only the given leaves."""
         where = self.groups[group]

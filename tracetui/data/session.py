@@ -157,7 +157,8 @@ class Session:
         mine = self.trials.dataset == index
         if len(sizes) == int(np.count_nonzero(mine)):
             self.trials.size[mine] = sizes
-        self.datasets[index] = dataset
+        remote, self.datasets[index] = self.datasets[index], dataset
+        remote.discard()
         self._settle()
 
     def _settle(self) -> None:

@@ -52,6 +52,25 @@ class FetchActions:
             return
         self.app.call_from_thread(self._fetched, trial)
 
+    def when_ready(self, trials: tuple[int, ...], then) -> None:
+        """Call `then()` once the text of `trials` is at hand (fetching it first when it is on the hub)."""
+        if all(self.session.ready(trial) for trial in trials):
+            then()
+            return
+        self.status("Reading from the Hugging Face hub…")
+        self.fetch_then(trials, then)
+
+    @work(thread=True, exclusive=True, group="fetch-then")
+    def fetch_then(self, trials: tuple[int, ...], then) -> None:
+        try:
+            detached(lambda: [self.session.load(trial) for trial in trials], "tracetui-fetch")
+        except Left:
+            return
+        except SourceError as exc:
+            self.app.call_from_thread(self.status, f"Cannot read from the hub: {exc}")
+            return
+        self.app.call_from_thread(then)
+
     def _fetched(self, trial: int) -> None:
         if self.trial == trial:
             self.display_trial(trial)

@@ -426,7 +426,8 @@ class TriageScreen(LabelActions, SearchActions, ExternalActions, FetchActions, S
         if other is None:
             self.status("No other attempt of this task to compare with.")
             return
-        self.app.push_screen(CompareScreen(self.session, self.trial, other))
+        trial = self.trial
+        self.when_ready((trial, other), lambda: self.app.push_screen(CompareScreen(self.session, trial, other)))
 
     def action_help(self) -> None:
         from .help import HelpScreen
