@@ -148,3 +148,28 @@ async def test_compare_fetches_the_other_attempt_first(hub):
         await pilot.press("c")
         await until(pilot, lambda: isinstance(app.screen, CompareScreen), "the compare screen")
         assert app.session.ready(other)
+
+
+def test_quitting_during_a_stalled_download_is_prompt(traces):
+    """In a real pty: the hub accepts the download and never sends a byte; `q` still quits at once."""
+    import os
+    import sys
+    import time
+
+    import pexpect
+
+    with FakeHub({REPO: traces}) as server:
+        server.downloads.clear()
+        env = {**os.environ, "HF_ENDPOINT": server.url, "TERM": "xterm-256color"}
+        env.pop("HF_HUB_OFFLINE", None)
+        env.pop("HF_DATASETS_OFFLINE", None)
+        child = pexpect.spawn(sys.executable, ["-m", "tracetui", REPO], env=env, dimensions=(30, 100), timeout=60)
+        try:
+            child.expect("⇣".encode())  # the download runs (and waits for the hub)
+            began = time.monotonic()
+            child.send("q")
+            child.expect(pexpect.EOF, timeout=10)
+            assert time.monotonic() - began < 5
+        finally:
+            child.close(force=True)
+            server.downloads.set()

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import pyarrow.compute as pc
 
 from ..paths import cache_dir
 from .cache import ensure_converted
@@ -62,7 +63,7 @@ def disk_shortfall(storage: Storage) -> tuple[int, int] | None:
     bytes free). The conversion's size is the text's uncompressed size, from the parquet footers."""
     hub = storage.source.hub
     downloading = missing_bytes(storage)
-    converting = int(np.sum(storage.meta.column("n_bytes"))) + int(np.sum(storage.meta.column("verifier_bytes")))
+    converting = sum(pc.sum(storage.meta.column(name)).as_py() or 0 for name in ("n_bytes", "verifier_bytes"))
     hf_disk, cache_disk = _existing(hub.folder), _existing(cache_dir())
     hf_free, cache_free = shutil.disk_usage(hf_disk).free, shutil.disk_usage(cache_disk).free
     if hf_disk.stat().st_dev == cache_disk.stat().st_dev:

@@ -14,12 +14,14 @@ import io
 import os
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable
+from typing import Callable, TypeVar
 
 from .errors import SourceError, first_line
 from .sources import HubFiles
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 FAILOVER_SECONDS = 3.0
 """The first request of an open: after this long without an answer, the hub counts as unreachable."""
@@ -139,13 +141,7 @@ def download(files: HubFiles, progress: Callable[[int], None] | None = None, wor
         except Exception as exc:
             raise _explain(files.repo_id, files.commit, exc) from None
 
-    if len(missing) <= 1 or workers <= 1:
-        for path in missing:
-            fetch(path)
-    else:
-        with ThreadPoolExecutor(min(workers, len(missing)), thread_name_prefix="tracetui-download") as downloads:
-            for future in [downloads.submit(fetch, path) for path in missing]:
-                future.result()
+    parallel(fetch, missing, workers)
     _remember_ref(files)
 
 
@@ -188,17 +184,42 @@ def _byte_counter(report: Callable[[int], None]) -> type:
 
 
 # --- range reads ---------------------------------------------------------------------------------
-_POOL: ThreadPoolExecutor | None = None
-_POOL_LOCK = threading.Lock()
+def parallel(work: Callable[[T], R], items: list[T], workers: int = 8) -> list[R]:
+    """`[work(item) for item in items]` on up to `workers` daemon threads, raising the first error.
 
+    Daemon threads, not a ThreadPoolExecutor: the interpreter joins those at exit, so a read stalled
+    on a hub that stopped answering would hold up quitting until its timeouts ran out.
+    """
+    if len(items) <= 1 or workers <= 1:
+        return [work(item) for item in items]
+    results: list = [None] * len(items)
+    errors: list[BaseException] = []
+    pending = iter(enumerate(items))
+    lock = threading.Lock()
 
-def pool() -> ThreadPoolExecutor:
-    """The threads that run range reads (never submit to it from one of them: a read waits for its parts)."""
-    global _POOL
-    with _POOL_LOCK:
-        if _POOL is None:
-            _POOL = ThreadPoolExecutor(8, thread_name_prefix="tracetui-range")
-        return _POOL
+    def run() -> None:
+        while True:
+            with lock:
+                if errors:
+                    return
+                index, item = next(pending, (-1, None))
+            if index < 0:
+                return
+            try:
+                results[index] = work(item)
+            except BaseException as exc:  # handed to the caller
+                with lock:
+                    errors.append(exc)
+                return
+
+    threads = [threading.Thread(target=run, name="tracetui-hub", daemon=True) for _ in range(min(workers, len(items)))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return results
 
 
 def get_range(url: str, start: int, end: int) -> bytes:
@@ -280,7 +301,7 @@ class HubFile(io.RawIOBase):
             else:
                 merged.append([start, end])
         parts = [(s, min(s + PART_BYTES, end)) for start, end in merged for s in range(start, end, PART_BYTES)]
-        fetched = list(pool().map(lambda part: get_range(self.url, *part), parts))
+        fetched = parallel(lambda part: get_range(self.url, *part), parts)
         for start, end in merged:
             pieces = [data for (s, _e), data in zip(parts, fetched) if start <= s < end]
             self._spans.append((start, b"".join(pieces)))

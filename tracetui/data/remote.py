@@ -32,7 +32,7 @@ from .convert import CONVERSATION_COLUMNS, META_COLUMNS, data_batch, meta_batch,
 from .dataset import Piece, Storage
 from .errors import SourceError
 from .group_cache import GroupCache
-from .hub import HubFile, Unreachable, pool
+from .hub import HubFile, Unreachable, parallel
 from .sources import ResolvedSource
 
 FOOTER_READ = 64 << 10
@@ -83,7 +83,8 @@ class RemoteDataset(Storage):
         self._starts = np.asarray([g.start for g in self.groups], dtype=np.int64)
         self._footers: dict[int, pq.FileMetaData] = {}
         self._loaded: dict[int, pa.RecordBatch] = {}
-        self._fetching = threading.Lock()
+        self._fetching = threading.Lock()  # one row group fetch at a time
+        self._keeping = threading.Lock()  # `_loaded` changes (the UI thread maps cached row groups too)
 
     @classmethod
     def open(cls, source: ResolvedSource, cache: GroupCache, progress: Progress | None = None) -> RemoteDataset:
@@ -122,9 +123,10 @@ class RemoteDataset(Storage):
         return batch
 
     def _keep(self, group: int, batch: pa.RecordBatch) -> None:
-        self._loaded[group] = batch
-        while len(self._loaded) > LOADED:
-            self._loaded.pop(next(iter(self._loaded)))
+        with self._keeping:
+            self._loaded[group] = batch
+            while len(self._loaded) > LOADED:
+                self._loaded.pop(next(iter(self._loaded)))
 
     def ready(self, rows) -> bool:
         """Whether every row group of `rows` is at hand (mapping those the disk cache holds)."""
@@ -242,7 +244,7 @@ def _read_metadata(source: ResolvedSource, folder: Path, progress: Progress | No
     files = [_hub_file(source, i) for i in range(len(hub.paths))]
     report = progress or (lambda fraction, message: None)
     report(0.0, f"reading {len(files)} parquet footers over the network")
-    tails = list(pool().map(_footer_bytes, files))
+    tails = parallel(_footer_bytes, files)
     footers = [pq.read_metadata(pa.BufferReader(tail)) for tail in tails]
     layout = _layout(footers[0], hub.paths[0])
     batches, groups = [], []
