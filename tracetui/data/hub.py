@@ -184,8 +184,9 @@ def _byte_counter(report: Callable[[int], None]) -> type:
 
 
 # --- range reads ---------------------------------------------------------------------------------
-def parallel(work: Callable[[T], R], items: list[T], workers: int = 8) -> list[R]:
-    """`[work(item) for item in items]` on up to `workers` daemon threads, raising the first error.
+def parallel(work: Callable[[T], R], items: list[T], workers: int = 8, done: Callable[[int], None] | None = None) -> list[R]:
+    """`[work(item) for item in items]` on up to `workers` daemon threads, raising the first error;
+    `done(count)` after each item.
 
     Daemon threads, not a ThreadPoolExecutor: the interpreter joins those at exit, so a read stalled
     on a hub that stopped answering would hold up quitting until its timeouts ran out.
@@ -193,11 +194,13 @@ def parallel(work: Callable[[T], R], items: list[T], workers: int = 8) -> list[R
     if len(items) <= 1 or workers <= 1:
         return [work(item) for item in items]
     results: list = [None] * len(items)
+    finished = 0
     errors: list[BaseException] = []
     pending = iter(enumerate(items))
     lock = threading.Lock()
 
     def run() -> None:
+        nonlocal finished
         while True:
             with lock:
                 if errors:
@@ -211,6 +214,10 @@ def parallel(work: Callable[[T], R], items: list[T], workers: int = 8) -> list[R
                 with lock:
                     errors.append(exc)
                 return
+            if done is not None:
+                with lock:
+                    finished += 1
+                    done(finished)
 
     threads = [threading.Thread(target=run, name="tracetui-hub", daemon=True) for _ in range(min(workers, len(items)))]
     for thread in threads:
@@ -292,21 +299,32 @@ class HubFile(io.RawIOBase):
                 return data[start - begin : end - begin]
         return get_range(self.url, start, end)
 
-    def prefetch(self, ranges: list[tuple[int, int]]) -> int:
-        """Fetch [start, end) ranges (merged when close, split when long) in parallel; returns the bytes read."""
+    def prefetch(self, ranges: list[tuple[int, int]]) -> None:
+        """Fetch [start, end) ranges in parallel and keep them (see `prefetch`)."""
+        prefetch([(self, ranges)])
+
+    def forget(self) -> None:
+        """Drop the prefetched bytes (the caller has decoded them)."""
+        self._spans.clear()
+
+
+def prefetch(wanted: list[tuple[HubFile, list[tuple[int, int]]]], done: Callable[[float], None] | None = None,
+             workers: int = 16) -> None:
+    """Fetch byte ranges of several files at once: ranges closer than COALESCE_BYTES merged, longer than
+    PART_BYTES split, all parts on parallel connections (the hub's latency, not its bandwidth, is what
+    a few hundred small reads wait for); `done(fraction)` as parts arrive. Each file keeps its spans."""
+    spans: list[tuple[HubFile, int, int]] = []
+    for file, ranges in wanted:
         merged: list[list[int]] = []
         for start, end in sorted(ranges):
             if merged and start - merged[-1][1] <= COALESCE_BYTES:
                 merged[-1][1] = max(merged[-1][1], end)
             else:
                 merged.append([start, end])
-        parts = [(s, min(s + PART_BYTES, end)) for start, end in merged for s in range(start, end, PART_BYTES)]
-        fetched = parallel(lambda part: get_range(self.url, *part), parts)
-        for start, end in merged:
-            pieces = [data for (s, _e), data in zip(parts, fetched) if start <= s < end]
-            self._spans.append((start, b"".join(pieces)))
-        return sum(len(data) for data in fetched)
-
-    def forget(self) -> None:
-        """Drop the prefetched bytes (the caller has decoded them)."""
-        self._spans.clear()
+        spans.extend((file, start, end) for start, end in merged)
+    parts = [(file, s, min(s + PART_BYTES, end)) for file, start, end in spans for s in range(start, end, PART_BYTES)]
+    report = None if done is None else (lambda count: done(count / len(parts)))
+    fetched = dict(zip(parts, parallel(lambda part: get_range(part[0].url, part[1], part[2]), parts, workers, report)))
+    for file, start, end in spans:
+        pieces = [fetched[(file, s, min(s + PART_BYTES, end))] for s in range(start, end, PART_BYTES)]
+        file._spans.append((start, b"".join(pieces)))

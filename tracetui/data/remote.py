@@ -32,7 +32,7 @@ from .convert import CONVERSATION_COLUMNS, META_COLUMNS, data_batch, meta_batch,
 from .dataset import Piece, Storage
 from .errors import SourceError
 from .group_cache import GroupCache
-from .hub import HubFile, Unreachable, parallel
+from .hub import HubFile, Unreachable, parallel, prefetch
 from .sources import ResolvedSource
 
 FOOTER_READ = 64 << 10
@@ -247,22 +247,25 @@ def _read_metadata(source: ResolvedSource, folder: Path, progress: Progress | No
     tails = parallel(_footer_bytes, files)
     footers = [pq.read_metadata(pa.BufferReader(tail)) for tail in tails]
     layout = _layout(footers[0], hub.paths[0])
+    for number, footer in enumerate(footers):
+        if _layout(footer, hub.paths[number]) != layout:
+            raise NotRemote(f"{hub.paths[number]}: its columns differ from {hub.paths[0]}'s")
+    columns = (*layout.meta, layout.role)
+    wanted = [(file, [r for i in range(f.num_row_groups) for r in _chunk_ranges(f.row_group(i), columns)])
+              for file, f in zip(files, footers)]
+    prefetch(wanted, lambda fraction: report(0.1 + 0.8 * fraction, f"reading the short columns of {len(files)} files"))
     batches, groups = [], []
     rows = 0
     for number, (file, footer) in enumerate(zip(files, footers)):
-        if _layout(footer, hub.paths[number]) != layout:
-            raise NotRemote(f"{hub.paths[number]}: its columns differ from {hub.paths[0]}'s")
-        ranges = [r for i in range(footer.num_row_groups) for r in _chunk_ranges(footer.row_group(i), (*layout.meta, layout.role))]
-        file.prefetch(ranges)
         reader = pq.ParquetFile(file, metadata=footer)
         for index in range(footer.num_row_groups):
             row_group = footer.row_group(index)
-            batch = _one_batch(reader.read_row_group(index, columns=[*layout.meta, layout.role]))
+            batch = _one_batch(reader.read_row_group(index, columns=list(columns)))
             batches.append(meta_batch(batch, _estimated_sizes(batch, row_group, layout), number))
             groups.append([number, index, rows, row_group.num_rows])
             rows += row_group.num_rows
         file.forget()
-        report((number + 1) / len(files), f"{hub.paths[number]}: {rows:,} rows")
+    report(1.0, f"{rows:,} rows")
     if rows == 0:
         raise SourceError(f"{source.dataset_id}: the dataset has 0 rows")
     work = Path(tempfile.mkdtemp(prefix=".remote-", dir=folder.parent))
