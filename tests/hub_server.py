@@ -3,8 +3,8 @@
 Serves dataset repos from local folders (e.g. one written by `tracetui demo --out`) at `HF_ENDPOINT`:
 repo info (`/api/datasets/{id}[/revision/{rev}]`), tree listings (`/api/datasets/{id}/tree/{rev}/{path}`),
 `paths-info`, and `/datasets/{id}/resolve/{rev}/{path}` with HEAD, ETag / X-Repo-Commit / Content-Length
-headers and byte ranges. It counts the file bytes it serves, can drop connections after a byte budget
-(a dropped connection) and can go away mid-session (`stop`).
+headers and byte ranges. It counts the file bytes it serves (also at `/_stats`), can drop a connection
+once mid-file (`cut_after`), hold whole-file downloads (`downloads`) and go away mid-session (`stop`).
 
     with FakeHub({"org/name": folder}) as hub:
         hub.url, hub.bytes_served, hub.stop()
@@ -182,7 +182,10 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             body = b""
             if method == "POST":
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            if match := _API.match(path):
+            if path == "/_stats":  # for a benchmark in another process
+                with hub._lock:
+                    self._json({"bytes_served": hub.bytes_served, "requests": len(hub.requests)})
+            elif match := _API.match(path):
                 self._api(method, match, query, body)
             elif match := _RESOLVE.match(path):
                 self._resolve(method, *match.groups())

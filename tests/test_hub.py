@@ -128,6 +128,23 @@ def test_search_streams_row_groups_without_a_download_and_waits_for_one(big, ser
     assert waited and waited[0] == pytest.approx(Download(total=100, done=40).fraction)
 
 
+def test_the_verifier_index_streams_the_verifier_column_only(big, serve):
+    import pyarrow.parquet as pq
+
+    hub = serve({REPO: big})
+    session = remote_session()
+    hub.reset_counts()
+    index = build_verifier_index(session)
+    assert len(index.short) == len(session)
+    footers = [pq.ParquetFile(p).metadata for p in sorted((big / "data").glob("*.parquet"))]
+    verifier = sum(f.row_group(i).column(j).total_compressed_size for f in footers for i in range(f.num_row_groups)
+                   for j in range(f.num_columns) if f.row_group(i).column(j).path_in_schema == "verifier_output")
+    assert verifier <= hub.bytes_served <= 1.2 * verifier
+    hub.reset_counts()
+    assert build_verifier_index(remote_session()).short == index.short  # kept: read back, nothing fetched
+    assert hub.bytes_served == 0
+
+
 def test_row_groups_kept_on_disk_stay_within_the_cache_size(big, serve, tmp_path):
     from tracetui.data.group_cache import GroupCache
     from tracetui.paths import cache_dir

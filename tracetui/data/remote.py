@@ -83,6 +83,7 @@ class RemoteDataset(Storage):
         self._starts = np.asarray([g.start for g in self.groups], dtype=np.int64)
         self._footers: dict[int, pq.FileMetaData] = {}
         self._loaded: dict[int, pa.RecordBatch] = {}
+        self._logs: tuple[np.ndarray, pa.Array] | None = None  # (rows, their verifier logs), see keep_verifier_logs
         self._fetching = threading.Lock()  # one row group fetch at a time
         self._keeping = threading.Lock()  # `_loaded` changes (the UI thread maps cached row groups too)
 
@@ -142,6 +143,44 @@ class RemoteDataset(Storage):
         """Fetch the row groups of `rows` that are not at hand. Raises Unreachable."""
         for group in self._groups_of(rows):
             self._group(group)
+
+    def keep_verifier_logs(self, rows: np.ndarray, progress: Callable[[float], None] | None = None,
+                           cancelled: Callable[[], bool] | None = None) -> None:
+        """Stream the verifier column once (only it: it is small) and keep the logs of `rows`, on disk
+        for the next open; `verifier_output` of those rows then needs no row group."""
+        rows = np.unique(np.asarray(rows, dtype=np.int64))
+        path = self.folder / "verifier-logs.arrow"
+        try:
+            kept = pa.ipc.open_file(pa.memory_map(str(path))).read_all()
+            if np.array_equal(kept.column("row").to_numpy(), rows):
+                self._logs = (rows, kept.column("log").combine_chunks())
+                return
+        except (OSError, pa.ArrowInvalid, KeyError):
+            pass
+        logs = []
+        for number, piece in enumerate(self.scan(conversations=False, verifier=True, cancelled=cancelled)):
+            end = piece.start + len(piece.verifier)
+            within = rows[np.searchsorted(rows, piece.start) : np.searchsorted(rows, end)]
+            logs.append(piece.verifier.take(pa.array(within - piece.start)).cast(pa.string()))
+            if progress is not None:
+                progress((number + 1) / len(self.groups))
+        table = pa.table({"row": rows, "log": pa.concat_arrays(logs) if logs else pa.array([], pa.string())})
+        try:
+            temporary = path.with_suffix(f".{os.getpid()}.tmp")
+            with pa.OSFile(str(temporary), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+                writer.write_table(table)
+            temporary.replace(path)
+        except OSError:  # kept in memory only
+            pass
+        self._logs = (rows, table.column("log").combine_chunks())
+
+    def verifier_output(self, row: int) -> str | None:
+        if self._logs is not None:
+            rows, logs = self._logs
+            position = int(np.searchsorted(rows, row))
+            if position < len(rows) and rows[position] == row:
+                return logs[position].as_py()
+        return super().verifier_output(row)
 
     def discard(self) -> None:
         """The local copy replaces this dataset: its metadata, footers and row groups are not needed any more

@@ -151,6 +151,18 @@ class Session:
                 return text
         return None
 
+    def gather_verifier_logs(self, progress: Callable[[float], None] | None = None,
+                             cancelled: Callable[[], bool] | None = None) -> None:
+        """Before reading every trial's verifier log: a dataset read from the hub streams its verifier
+        column once, keeping the log of each trial's last main row (the one `verifier_output` reads first)."""
+        t = self.trials
+        remote = self.remote
+        for number, index in enumerate(remote):
+            mine = np.nonzero((t.dataset == index) & (np.diff(t.main_offsets) > 0))[0]
+            rows = t.main_rows[t.main_offsets[mine + 1] - 1]
+            step = None if progress is None else (lambda f, n=number: progress((n + f) / len(remote)))
+            self.datasets[index].keep_verifier_logs(rows, step, cancelled)
+
     def use_local(self, index: int, dataset: Dataset, sizes: np.ndarray) -> None:
         """Swap the remote dataset `index` for its local copy: the same rows, so the same trials, now with
         exact text sizes (`sizes`, per trial of the dataset, from the local metadata)."""
