@@ -76,7 +76,8 @@ async def read(repo: str, toggle_count: int, switch_count: int) -> dict:
     async with app.run_test(size=SIZE) as pilot:
         out = await first_screen(app, pilot, watcher)
         screen, session = app.screen, app.session
-        for worker in list(app.workers):  # the verifier index streams from the hub: not part of these figures
+        await pilot.pause(0.5)  # the verifier index starts streaming from the hub: not part of these figures
+        for worker in list(app.workers):
             worker.cancel()
         out["toggle_ms"] = await toggles(screen, watcher, toggle_count)
         waiting = [int(t) for t in screen.trial_list.order if not session.ready(int(t))]

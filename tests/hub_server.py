@@ -151,6 +151,9 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
 
         def setup(self) -> None:
             super().setup()
+            # headers and body go out in separate writes: without this, Nagle's algorithm and the
+            # client's delayed ACK hold every small response back ~40 ms
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             with hub._lock:
                 hub._connections.add(self.connection)
 

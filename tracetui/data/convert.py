@@ -107,8 +107,9 @@ def convert(files: tuple[Path, ...], out_dir: Path, progress: Progress | None = 
 
 
 def write_meta(path: Path, batches: list[pa.RecordBatch], manifest: dict) -> None:
-    """The metadata file: every row's short columns, dictionary-encoded, with `manifest` in the schema."""
-    meta = _dictionary_encode(pa.Table.from_batches(batches).combine_chunks())
+    """The metadata file: every row's short columns, with `manifest` in the schema (each batch's own
+    dictionaries unified: codes in order of first appearance, as one encoding of the whole would give)."""
+    meta = pa.Table.from_batches(batches).unify_dictionaries().combine_chunks()
     meta = meta.replace_schema_metadata({b"tracetui": json.dumps(manifest).encode()})
     with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, meta.schema) as writer:
         writer.write_table(meta)
@@ -316,14 +317,11 @@ def meta_batch(batch: pa.RecordBatch, sizes: dict[str, np.ndarray], file_index: 
     for name in ("n_bytes", "first_bytes", "verifier_bytes"):
         columns[name] = pa.array(sizes[name].astype(np.int64))
     columns["file"] = pa.array(np.full(batch.num_rows, file_index, dtype=np.int16))
-    return pa.record_batch(columns)
+    return pa.record_batch(_dictionary_encode(columns))
 
 
-def _dictionary_encode(table: pa.Table) -> pa.Table:
-    """Dictionary codes make facet counts a bincount; the date stays plain (it is near-unique)."""
-    for name in META_COLUMNS:
-        if name in ("date", "episode"):
-            continue
-        index = table.schema.get_field_index(name)
-        table = table.set_column(index, name, pc.dictionary_encode(table.column(name)).combine_chunks())
-    return table
+def _dictionary_encode(columns: dict[str, pa.Array]) -> dict[str, pa.Array]:
+    """Dictionary codes make facet counts a bincount (and keep a batch's repeated names once); the date
+    stays plain (it is near-unique)."""
+    return {name: pc.dictionary_encode(column) if name in META_COLUMNS and name not in ("date", "episode") else column
+            for name, column in columns.items()}

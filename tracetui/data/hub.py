@@ -15,7 +15,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Callable, Iterator, TypeVar
 
 from .errors import SourceError, first_line
 from .sources import HubFiles
@@ -31,8 +31,9 @@ PART_BYTES = 4 << 20
 """Long ranges are fetched as parts of this size on parallel connections."""
 CHUNK_BYTES = 256 << 10
 """Downloads are written in chunks of this size (huggingface_hub's default, 10 MB, takes seconds on a slow link)."""
-COALESCE_BYTES = 32 << 10
-"""Ranges closer than this are fetched as one (the gap costs less than another request)."""
+COALESCE_BYTES = 8 << 10
+"""Ranges closer than this are fetched as one, as pyarrow's own read coalescing does: a small gap (a small
+column between two short ones) costs less than another request; a row group's text never fits in one."""
 
 
 class Unreachable(SourceError):
@@ -227,6 +228,36 @@ def parallel(work: Callable[[T], R], items: list[T], workers: int = 8, done: Cal
     if errors:
         raise errors[0]
     return results
+
+
+def ahead(work: Callable[[int], R], items: range, depth: int) -> Iterator[R]:
+    """`work(item)` for each item, in order, with up to `depth` more running ahead on daemon threads
+    (a streamed scan fetches the next row groups while the current one is searched)."""
+    slots: dict[int, tuple[threading.Event, list]] = {}
+
+    def start(position: int) -> None:
+        done, box = threading.Event(), []
+
+        def run() -> None:
+            try:
+                box.append((True, work(items[position])))
+            except BaseException as exc:  # handed to the consumer
+                box.append((False, exc))
+            done.set()
+
+        slots[position] = (done, box)
+        threading.Thread(target=run, name="tracetui-ahead", daemon=True).start()
+
+    for position in range(len(items)):
+        for upcoming in range(position, min(position + depth + 1, len(items))):
+            if upcoming not in slots:
+                start(upcoming)
+        done, box = slots.pop(position)
+        done.wait()
+        succeeded, value = box[0]
+        if not succeeded:
+            raise value
+        yield value
 
 
 def get_range(url: str, start: int, end: int) -> bytes:

@@ -32,13 +32,17 @@ from .convert import CONVERSATION_COLUMNS, META_COLUMNS, data_batch, meta_batch,
 from .dataset import Piece, Storage
 from .errors import SourceError
 from .group_cache import GroupCache
-from .hub import HubFile, Unreachable, parallel, prefetch
+from .hub import HubFile, Unreachable, ahead, parallel, prefetch
 from .sources import ResolvedSource
 
 FOOTER_READ = 64 << 10
 """The first read of a file's tail; a larger footer costs a second request."""
 LOADED = 64
 """Row groups kept mapped at once per dataset."""
+FILES_AT_ONCE = 32
+"""Files whose short columns are fetched together (all their ranges in parallel, then decoded)."""
+READ_AHEAD = 3
+"""Row groups a streamed scan fetches ahead of the one being searched."""
 
 Progress = Callable[[float, str], None]
 
@@ -162,6 +166,8 @@ class RemoteDataset(Storage):
             end = piece.start + len(piece.verifier)
             within = rows[np.searchsorted(rows, piece.start) : np.searchsorted(rows, end)]
             logs.append(piece.verifier.take(pa.array(within - piece.start)).cast(pa.string()))
+            if cancelled is not None and cancelled():  # the caller may be gone: no progress to report
+                raise InterruptedError("cancelled")
             if progress is not None:
                 progress((number + 1) / len(self.groups))
         table = pa.table({"row": rows, "log": pa.concat_arrays(logs) if logs else pa.array([], pa.string())})
@@ -195,7 +201,7 @@ class RemoteDataset(Storage):
         file = self._file(where.file)
         wanted = leaves or (layout.conversation, *(("verifier_output",) if layout.verifier else ()))
         file.prefetch(_chunk_ranges(footer.row_group(where.index), wanted))
-        table = pq.ParquetFile(file, metadata=footer).read_row_group(where.index, columns=list(wanted))
+        table = pq.ParquetFile(file, metadata=footer, pre_buffer=False).read_row_group(where.index, columns=list(wanted))
         batch = _one_batch(table)
         return batch if leaves else data_batch(batch)
 
@@ -213,25 +219,27 @@ class RemoteDataset(Storage):
         return len(self.groups)
 
     def scan(self, conversations: bool, verifier: bool, cancelled: Callable[[], bool] | None = None) -> Iterator[Piece]:
-        """Row group by row group: from the cache when it has it, else only the asked-for columns,
-        streamed (not kept). Raises InterruptedError when `cancelled()`, Unreachable when the hub is gone."""
+        """Row group by row group: from the cache when it has it, else only the asked-for columns, streamed
+        (fetched a few ahead, not kept). Raises InterruptedError when `cancelled()`, Unreachable when the
+        hub is gone."""
         layout = self.layout
-        for number, where in enumerate(self.groups):
-            if cancelled is not None and cancelled():
-                raise InterruptedError("cancelled")
+        leaves = (layout.content,) if conversations else ()
+        if verifier and layout.verifier:
+            leaves += ("verifier_output",)
+
+        def piece(number: int) -> Piece:
+            where = self.groups[number]
             batch = self._loaded.get(number) or self.cache.load(self.folder, number)
             if batch is not None:
-                yield Piece(where.start, batch.column(0) if conversations else None, batch.column(1) if verifier else None)
-                continue
-            leaves = (layout.content,) if conversations else ()
-            if verifier and layout.verifier:
-                leaves += ("verifier_output",)
+                return Piece(where.start, batch.column(0) if conversations else None, batch.column(1) if verifier else None)
             batch = self._fetch(number, leaves) if leaves else None
-            yield Piece(
-                where.start,
-                batch.column(layout.conversation) if conversations else None,
-                _verifier_logs(batch, where.rows) if verifier else None,
-            )
+            return Piece(where.start, batch.column(layout.conversation) if conversations else None,
+                         _verifier_logs(batch, where.rows) if verifier else None)
+
+        for found in ahead(piece, range(len(self.groups)), READ_AHEAD):
+            if cancelled is not None and cancelled():
+                raise InterruptedError("cancelled")
+            yield found
 
 
 def _hub_file(source: ResolvedSource, file: int) -> HubFile:
@@ -284,27 +292,27 @@ def _read_metadata(source: ResolvedSource, folder: Path, progress: Progress | No
     report = progress or (lambda fraction, message: None)
     report(0.0, f"reading {len(files)} parquet footers over the network")
     tails = parallel(_footer_bytes, files)
-    footers = [pq.read_metadata(pa.BufferReader(tail)) for tail in tails]
-    layout = _layout(footers[0], hub.paths[0])
-    for number, footer in enumerate(footers):
-        if _layout(footer, hub.paths[number]) != layout:
-            raise NotRemote(f"{hub.paths[number]}: its columns differ from {hub.paths[0]}'s")
+    layout = _layout(pq.read_metadata(pa.BufferReader(tails[0])), hub.paths[0])
     columns = (*layout.meta, layout.role)
-    wanted = [(file, [r for i in range(f.num_row_groups) for r in _chunk_ranges(f.row_group(i), columns)])
-              for file, f in zip(files, footers)]
-    prefetch(wanted, lambda fraction: report(0.1 + 0.8 * fraction, f"reading the short columns of {len(files)} files"))
     batches, groups = [], []
     rows = 0
-    for number, (file, footer) in enumerate(zip(files, footers)):
-        reader = pq.ParquetFile(file, metadata=footer)
-        for index in range(footer.num_row_groups):
-            row_group = footer.row_group(index)
-            batch = _one_batch(reader.read_row_group(index, columns=list(columns)))
-            batches.append(meta_batch(batch, _estimated_sizes(batch, row_group, layout), number))
-            groups.append([number, index, rows, row_group.num_rows])
-            rows += row_group.num_rows
-        file.forget()
-    report(1.0, f"{rows:,} rows")
+    for first in range(0, len(files), FILES_AT_ONCE):  # bounded memory: a batch of files at a time
+        chunk = range(first, min(first + FILES_AT_ONCE, len(files)))
+        footers = {n: pq.read_metadata(pa.BufferReader(tails[n])) for n in chunk}  # parsed, they weigh 10x more
+        for number, footer in footers.items():
+            if _layout(footer, hub.paths[number]) != layout:
+                raise NotRemote(f"{hub.paths[number]}: its columns differ from {hub.paths[0]}'s")
+        prefetch([(files[n], [r for i in range(f.num_row_groups) for r in _chunk_ranges(f.row_group(i), columns)])
+                  for n, f in footers.items()])
+        for number, footer in footers.items():
+            reader = pq.ParquetFile(files[number], metadata=footer, pre_buffer=False)
+            batch = _one_batch(reader.read_row_groups(range(footer.num_row_groups), columns=list(columns)))
+            batches.append(meta_batch(batch, _estimated_sizes(batch, footer, layout), number))
+            for index in range(footer.num_row_groups):
+                groups.append([number, index, rows, footer.row_group(index).num_rows])
+                rows += footer.row_group(index).num_rows
+            files[number].forget()
+        report(0.1 + 0.9 * chunk.stop / len(files), f"{rows:,} rows")
     if rows == 0:
         raise SourceError(f"{source.dataset_id}: the dataset has 0 rows")
     work = Path(tempfile.mkdtemp(prefix=".remote-", dir=folder.parent))
@@ -347,17 +355,25 @@ def _layout(footer: pq.FileMetaData, name: str) -> Layout:
     return Layout(conversation, role, content, "verifier_output" in schema.names, meta)
 
 
-def _estimated_sizes(batch: pa.RecordBatch, row_group: pq.RowGroupMetaData, layout: Layout) -> dict[str, np.ndarray]:
-    """Message counts (exact, from the roles) and text bytes (the row group's, shared by message count)."""
+def _estimated_sizes(batch: pa.RecordBatch, footer: pq.FileMetaData, layout: Layout) -> dict[str, np.ndarray]:
+    """Message counts (exact, from the roles) and text bytes (each row group's, shared by message count)."""
     roles = batch.column(layout.conversation)
     counts = pc.fill_null(pc.list_value_length(roles), 0).to_numpy(zero_copy_only=False).astype(np.int64)
-    text = _leaf_bytes(row_group, layout.content)
-    per_message = text / max(int(counts.sum()), 1)
-    n_bytes = np.round(counts * per_message).astype(np.int64)
-    verifier = _leaf_bytes(row_group, "verifier_output") // max(batch.num_rows, 1)
+    n_bytes = np.zeros(len(counts), dtype=np.int64)
+    verifier = np.zeros(len(counts), dtype=np.int64)
+    start = 0
+    for index in range(footer.num_row_groups):
+        row_group = footer.row_group(index)
+        end = start + row_group.num_rows
+        mine = counts[start:end]
+        per_message = _leaf_bytes(row_group, layout.content) / max(int(mine.sum()), 1)
+        n_bytes[start:end] = np.round(mine * per_message)
+        verifier[start:end] = _leaf_bytes(row_group, "verifier_output") // max(row_group.num_rows, 1)
+        start = end
+    per_message = n_bytes / np.maximum(counts, 1)
     return {
         "n_messages": counts.astype(np.int32),
         "n_bytes": n_bytes,
         "first_bytes": np.round(np.minimum(counts, 1) * per_message).astype(np.int64),
-        "verifier_bytes": np.full(batch.num_rows, verifier, dtype=np.int64),
+        "verifier_bytes": verifier,
     }
