@@ -20,7 +20,7 @@ from ..paths import cache_dir
 from .cache import ensure_converted
 from .dataset import Dataset, Storage
 from .hub import Cancelled, download
-from .trials import build_trials
+from .trial_groups import grouped
 
 CONVERSION_SHARE = 0.2
 """Of the progress bar: the download is the rest (converting a shard takes ~1/5 of fetching it here)."""
@@ -92,7 +92,7 @@ def local_copy(storage: Storage, state: Download, cancelled: Callable[[], bool])
 
     download(source.hub, fetched)
     dataset = Dataset(source, ensure_converted(source, converted))
-    return dataset, build_trials([dataset]).size
+    return dataset, grouped(dataset).size
 
 
 def _existing(folder: Path) -> Path:

@@ -211,7 +211,7 @@ def _row_maps(session: Session, index: int, counts: np.ndarray) -> tuple[np.ndar
     """For dataset `index`: each row's trial, and the first message of each row that is new to its trial.
 
     A longer main row extends the previous one (messages before its count are repeats); a row that is not
-    longer restarts after a summarization and repeats only the first prompt, as in `trials._group`.
+    longer restarts after a summarization and repeats only the first prompt, as in `trials.group_rows`.
     """
     t = session.trials
     everyone = np.arange(len(t))

@@ -24,6 +24,7 @@ from .history import rebuild_history
 from ..trace.model import TrialHistory
 from .ordering import Ordering
 from .sources import ResolvedSource, SourceSpec, resolve
+from .trial_groups import grouped
 from .trials import OUTCOMES, Trials, build_trials
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ class TrialInfo:
 class Session:
     def __init__(self, datasets: list[Storage]) -> None:
         self.datasets = datasets
-        self.trials: Trials = build_trials(datasets)
+        self.trials: Trials = build_trials(datasets, grouped)
         names = _unique_names([ds.source.short_name for ds in datasets])
         self.dataset_names = names
         self.facets = FacetIndex(self.trials, names)
