@@ -62,6 +62,8 @@ class TraceApp(App):
             self._loaded(self.session)
             return
         title = ", ".join(s.dataset_id for s in self.sources)
+        if any(s.hub is not None and not s.downloaded for s in self.sources):
+            title += " (its metadata, from the Hugging Face hub)"
         self.push_screen(LoadingScreen(title))
         self.load()
 
