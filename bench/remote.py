@@ -58,8 +58,12 @@ async def switch(screen, watcher, trial: int) -> float:
     position = int((screen.trial_list.order == trial).nonzero()[0][0])
     began = time.perf_counter()
     screen.trial_list.move_to(position)
-    painted = await watcher.next_paint(ConversationView, after=began, timeout=60,
-                                       when=lambda: screen.trial == trial and bool(screen.conversation.messages))
+    painted = await watcher.next_paint(
+        ConversationView,
+        after=began,
+        timeout=60,
+        when=lambda: screen.trial == trial and bool(screen.conversation.messages),
+    )
     return (painted - began) * 1000
 
 
@@ -92,8 +96,11 @@ async def read(repo: str, toggle_count: int, switch_count: int) -> dict:
         before = served()
         began = time.perf_counter()
         found = search(session, COMMON_NEEDLE)
-        out["search"] = {"seconds": time.perf_counter() - began, "served": served() - before,
-                         "scanned": found.bytes_scanned}
+        out["search"] = {
+            "seconds": time.perf_counter() - began,
+            "served": served() - before,
+            "scanned": found.bytes_scanned,
+        }
         out["memory"] = snapshot()
         out["rows"] = session.num_rows
     return out

@@ -39,8 +39,9 @@ def derive(source: Path, out: Path, copies: int = COPIES, cap: int = CAP) -> Pat
             reader = pq.ParquetFile(shard)
             target = data / f"train-{copy * len(shards) + number:05d}-of-{total:05d}.parquet"
             short = [n for n in reader.schema_arrow.names if n != "conversations"]
-            with pq.ParquetWriter(target, reader.schema_arrow, compression="zstd", use_dictionary=short,
-                                  write_statistics=short) as writer:
+            with pq.ParquetWriter(
+                target, reader.schema_arrow, compression="zstd", use_dictionary=short, write_statistics=short
+            ) as writer:
                 for group in range(reader.metadata.num_row_groups):
                     writer.write_table(_lighter(reader.read_row_group(group), copy, cap))
     (out / "README.md").write_text((source / "README.md").read_text())

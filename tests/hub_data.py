@@ -17,7 +17,13 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-MODELS = ["openai/gpt-5-mini", "anthropic/claude-sonnet-4", "hosted_vllm/DCAgent/a1-e2egit", "gpt-4o", "together_ai/qwen3"]
+MODELS = [
+    "openai/gpt-5-mini",
+    "anthropic/claude-sonnet-4",
+    "hosted_vllm/DCAgent/a1-e2egit",
+    "gpt-4o",
+    "together_ai/qwen3",
+]
 RESULTS = ["1.0", "0.0", "0.0", "1.0", "0.5", "AgentTimeoutError", None]
 CARD = "---\nconfigs:\n- config_name: default\n  data_files:\n  - split: train\n    path: data/train-*\n---\n# synthetic traces\n"
 
@@ -45,25 +51,38 @@ def rows_of(rows: int, text: int = 100, seed: int = 0, episodes: int = 20) -> li
         trial = f"{task}__{number:07d}"
         model = MODELS[number % len(MODELS)]
         result = RESULTS[rng.randrange(len(RESULTS))]
-        verifier = f"collected 3 items\n{'.F.' if result == '0.0' else '...'}\n{blob[position:position + 4 * text]}\n"
+        verifier = f"collected 3 items\n{'.F.' if result == '0.0' else '...'}\n{blob[position : position + 4 * text]}\n"
         history = []
         for k in range(count):
             for role in (("user",) if k == 0 else ()) + ("assistant",):
-                history.append({"role": role, "content": blob[position:position + text]})
+                history.append({"role": role, "content": blob[position : position + text]})
                 position += text
-            out.append({
-                "conversations": list(history), "agent": "terminus-2", "model": model,
-                "model_provider": model.split("/")[0], "date": f"2026-07-{1 + number % 28:02d}T10:00:00Z",
-                "task": task, "episode": f"episode-{k}", "run_id": f"run-{number % 10}", "trial_name": trial,
-                "result": result, "verifier_output": verifier, "trace_source": "main",
-            })
-            history.append({"role": "user", "content": f"New Terminal Output:\n{blob[position:position + text // 2]}"})
+            out.append(
+                {
+                    "conversations": list(history),
+                    "agent": "terminus-2",
+                    "model": model,
+                    "model_provider": model.split("/")[0],
+                    "date": f"2026-07-{1 + number % 28:02d}T10:00:00Z",
+                    "task": task,
+                    "episode": f"episode-{k}",
+                    "run_id": f"run-{number % 10}",
+                    "trial_name": trial,
+                    "result": result,
+                    "verifier_output": verifier,
+                    "trace_source": "main",
+                }
+            )
+            history.append(
+                {"role": "user", "content": f"New Terminal Output:\n{blob[position : position + text // 2]}"}
+            )
             position += text // 2
     return out
 
 
-def write_traces(folder: Path, rows: int, shards: int = 1, text: int = 100, episodes: int = 20, row_group: int = 1000,
-                 seed: int = 0) -> Path:
+def write_traces(
+    folder: Path, rows: int, shards: int = 1, text: int = 100, episodes: int = 20, row_group: int = 1000, seed: int = 0
+) -> Path:
     """A dataset folder in hub layout (README.md with its configs, data/train-*.parquet)."""
     data = folder / "data"
     data.mkdir(parents=True, exist_ok=True)
@@ -71,7 +90,12 @@ def write_traces(folder: Path, rows: int, shards: int = 1, text: int = 100, epis
     short = [name for name in table.column_names if name != "conversations"]
     per_shard = -(-rows // shards)
     for shard in range(shards):
-        pq.write_table(table.slice(shard * per_shard, per_shard), data / f"train-{shard:05d}-of-{shards:05d}.parquet",
-                       row_group_size=row_group, compression="snappy", use_dictionary=short)
+        pq.write_table(
+            table.slice(shard * per_shard, per_shard),
+            data / f"train-{shard:05d}-of-{shards:05d}.parquet",
+            row_group_size=row_group,
+            compression="snappy",
+            use_dictionary=short,
+        )
     (folder / "README.md").write_text(CARD)
     return folder

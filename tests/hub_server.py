@@ -12,6 +12,7 @@ once mid-file (`cut_after`), hold whole-file downloads (`downloads`) and go away
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -64,7 +65,7 @@ class Repo:
         names = sorted({*self.files, *self.folders()})
         below = [n for n in names if n.startswith(prefix) and n != path]
         if not recursive:
-            below = [n for n in below if "/" not in n[len(prefix):]]
+            below = [n for n in below if "/" not in n[len(prefix) :]]
         return [self.entry(n) for n in below]
 
 
@@ -101,10 +102,8 @@ class FakeHub:
         self._server.server_close()
         with self._lock:
             for connection in list(self._connections):
-                try:
+                with contextlib.suppress(OSError):
                     connection.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
 
     def file_bytes(self, repo_id: str) -> int:
         return sum(p.stat().st_size for p in self.repos[repo_id].files.values())
@@ -160,10 +159,8 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
         def finish(self) -> None:
             with hub._lock:
                 hub._connections.discard(self.connection)
-            try:
+            with contextlib.suppress(OSError):
                 super().finish()
-            except OSError:
-                pass
 
         # --- routing -----------------------------------------------------------------------
         def do_GET(self) -> None:
@@ -212,9 +209,20 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             if repo is None:
                 return
             if kind in (None, "revision"):
-                siblings = [{"rfilename": n, "size": p.stat().st_size, "blobId": repo.etag(n)} for n, p in repo.files.items()]
-                self._json({"id": repo_id, "sha": repo.sha, "private": False, "disabled": False, "gated": False,
-                            "siblings": siblings, "tags": []})
+                siblings = [
+                    {"rfilename": n, "size": p.stat().st_size, "blobId": repo.etag(n)} for n, p in repo.files.items()
+                ]
+                self._json(
+                    {
+                        "id": repo_id,
+                        "sha": repo.sha,
+                        "private": False,
+                        "disabled": False,
+                        "gated": False,
+                        "siblings": siblings,
+                        "tags": [],
+                    }
+                )
             elif kind == "tree":
                 entries = repo.tree(rest or "", query.get("recursive", ["false"])[0].lower() == "true")
                 if entries is None:

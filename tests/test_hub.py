@@ -73,8 +73,10 @@ def test_the_first_screen_reads_a_few_percent_of_the_bytes(big, serve):
     session.load(first)
     session.verifier_output(first)
     total = data_bytes(hub, REPO)
-    print(f"\nbytes read: {listed:,} for the list and facets, {hub.bytes_served:,} with the first trial,"
-          f" of {total:,} ({hub.bytes_served / total:.1%}); {len(hub.requests)} requests")
+    print(
+        f"\nbytes read: {listed:,} for the list and facets, {hub.bytes_served:,} with the first trial,"
+        f" of {total:,} ({hub.bytes_served / total:.1%}); {len(hub.requests)} requests"
+    )
     assert hub.bytes_served <= 0.05 * total
     assert listed < hub.bytes_served  # the first trial's text came on demand
     # the same trials, histories and logs as the local conversion of the same files
@@ -98,7 +100,9 @@ def test_remote_reading_matches_the_local_copy(demo, serve):
     serve({REPO: demo})
     remote = remote_session()
     local = open_session(prepare([SourceSpec(str(demo))]))
-    assert [remote.info(t).trial_name for t in range(len(remote))] == [local.info(t).trial_name for t in range(len(local))]
+    assert [remote.info(t).trial_name for t in range(len(remote))] == [
+        local.info(t).trial_name for t in range(len(local))
+    ]
     for trial in range(len(remote)):
         remote.load(trial)
         assert remote.history(trial) == local.history(trial)
@@ -137,8 +141,13 @@ def test_the_verifier_index_streams_the_verifier_column_only(big, serve):
     index = build_verifier_index(session)
     assert len(index.short) == len(session)
     footers = [pq.ParquetFile(p).metadata for p in sorted((big / "data").glob("*.parquet"))]
-    verifier = sum(f.row_group(i).column(j).total_compressed_size for f in footers for i in range(f.num_row_groups)
-                   for j in range(f.num_columns) if f.row_group(i).column(j).path_in_schema == "verifier_output")
+    verifier = sum(
+        f.row_group(i).column(j).total_compressed_size
+        for f in footers
+        for i in range(f.num_row_groups)
+        for j in range(f.num_columns)
+        if f.row_group(i).column(j).path_in_schema == "verifier_output"
+    )
     assert verifier <= hub.bytes_served <= 1.2 * verifier
     hub.reset_counts()
     assert build_verifier_index(remote_session()).short == index.short  # kept: read back, nothing fetched

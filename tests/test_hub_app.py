@@ -44,8 +44,13 @@ async def until(pilot, condition, what: str, tries: int = 500) -> None:
 
 def view(screen):
     """What the user sees and wrote: the trial, filters, scroll, the pane's lines, the trial's labels."""
-    return (screen.trial, screen.state, screen.conversation.scroll_offset.y, visible_lines(screen.conversation),
-            screen.store.labels(trial_key(screen.session, screen.trial)))
+    return (
+        screen.trial,
+        screen.state,
+        screen.conversation.scroll_offset.y,
+        visible_lines(screen.conversation),
+        screen.store.labels(trial_key(screen.session, screen.trial)),
+    )
 
 
 async def test_opens_remotely_then_switches_to_the_local_copy_unnoticed(hub):
@@ -101,8 +106,12 @@ async def test_the_hub_going_away_leaves_the_app_working(hub):
         first = screen.trial
         hub.stop()
         await pilot.press("G")  # a trial in a row group not fetched yet
-        await until(pilot, lambda: any("Cannot read this trial" in line for line in visible_lines(screen.conversation)),
-                    "the one-line message", tries=1000)
+        await until(
+            pilot,
+            lambda: any("Cannot read this trial" in line for line in visible_lines(screen.conversation)),
+            "the one-line message",
+            tries=1000,
+        )
         assert "does not answer" in text_of(screen.query_one("#status"))
         await pilot.press("1")  # labels still save
         assert "saved" in text_of(screen.query_one("#status"))
@@ -110,8 +119,9 @@ async def test_the_hub_going_away_leaves_the_app_working(hub):
         await pilot.press("g")  # the trial read before is still readable
         assert screen.trial == first and screen.conversation.messages
         await pilot.press("s", *"pytest", "enter")  # a search that streams from the hub says it stopped
-        await until(pilot, lambda: "Search stopped" in text_of(screen.query_one("#status")), "the search to stop",
-                    tries=1000)
+        await until(
+            pilot, lambda: "Search stopped" in text_of(screen.query_one("#status")), "the search to stop", tries=1000
+        )
         await pilot.press("S")  # stats need no network
         await pilot.pause()
         assert app.screen is not screen

@@ -33,12 +33,21 @@ configs:
 ---
 """
 LAYOUTS = {
-    "sharded": ["data/train-00000-of-00002.parquet", "data/train-00001-of-00002.parquet", "data/test-00000-of-00001.parquet"],
+    "sharded": [
+        "data/train-00000-of-00002.parquet",
+        "data/train-00001-of-00002.parquet",
+        "data/test-00000-of-00001.parquet",
+    ],
     "split-folders": ["train/part-0.jsonl", "train/part-1.jsonl", "test/part-0.jsonl"],
     "split-in-name": ["traces-train-00.parquet", "traces-train-01.parquet", "traces-test-00.parquet"],
     "no-splits": ["one.parquet", "two.parquet"],
-    "configs": ["small/x.parquet", "full/train-0.parquet", "full/test-0.parquet", "nested/train-0.parquet",
-                "nested/test-0.parquet"],
+    "configs": [
+        "small/x.parquet",
+        "full/train-0.parquet",
+        "full/test-0.parquet",
+        "nested/train-0.parquet",
+        "nested/test-0.parquet",
+    ],
 }
 
 
@@ -71,11 +80,16 @@ def load_datasets_files(folder: Path, split: str, config: str | None) -> list[st
 @pytest.mark.parametrize(
     ("layout", "split", "config"),
     [
-        ("sharded", "train", None), ("sharded", "test", None),
-        ("split-folders", "train", None), ("split-folders", "test", None),
-        ("split-in-name", "train", None), ("split-in-name", "test", None),
+        ("sharded", "train", None),
+        ("sharded", "test", None),
+        ("split-folders", "train", None),
+        ("split-folders", "test", None),
+        ("split-in-name", "train", None),
+        ("split-in-name", "test", None),
         ("no-splits", "train", None),
-        ("configs", "train", None), ("configs", "train", "full"), ("configs", "test", "full"),
+        ("configs", "train", None),
+        ("configs", "train", "full"),
+        ("configs", "test", "full"),
         ("configs", "test", "nested"),
     ],
 )
@@ -92,8 +106,11 @@ def test_unknown_splits_and_configs_are_one_line(tmp_path):
     configs = make(tmp_path / "configs", LAYOUTS["configs"], CONFIGS)
     with pytest.raises(SourceError, match=r"no config 'huge' \(configs: small, full, nested\)"):
         resolve(SourceSpec(str(configs), config="huge"))
-    undecided = make(tmp_path / "undecided", ["a/x.parquet", "b/x.parquet"],
-                     "---\nconfigs:\n- config_name: a\n  data_files: a/*\n- config_name: b\n  data_files: b/*\n---\n")
+    undecided = make(
+        tmp_path / "undecided",
+        ["a/x.parquet", "b/x.parquet"],
+        "---\nconfigs:\n- config_name: a\n  data_files: a/*\n- config_name: b\n  data_files: b/*\n---\n",
+    )
     with pytest.raises(SourceError, match="choose a config with --config"):
         resolve(SourceSpec(str(undecided)))
 
@@ -108,7 +125,9 @@ def test_a_hub_repo_resolves_like_its_folder_and_only_once(tmp_path, monkeypatch
         hub.reset_counts()
         again = resolve(SourceSpec("org/configs", split="test", config="full"))
         assert sorted(again.hub.paths) == ["full/test-0.parquet"]
-        assert [path for _, path, _ in hub.requests] == ["/api/datasets/org/configs"]  # the commit; the rest is remembered
+        assert [path for _, path, _ in hub.requests] == [
+            "/api/datasets/org/configs"
+        ]  # the commit; the rest is remembered
 
 
 WARM = """
@@ -128,9 +147,13 @@ print(" ".join(sorted(name for name in heavy if name in sys.modules)))
 def test_a_warm_open_imports_neither_datasets_nor_the_remote_code(tmp_path):
     folder = make(tmp_path / "sharded", LAYOUTS["sharded"])
     env = {**os.environ}
-    first = subprocess.run([sys.executable, "-c", WARM, str(folder)], capture_output=True, text=True, env=env, timeout=120)
+    first = subprocess.run(
+        [sys.executable, "-c", WARM, str(folder)], capture_output=True, text=True, env=env, timeout=120
+    )
     assert first.returncode == 0, first.stderr
     assert "datasets" in first.stdout.split()  # the first open resolved the layout (and converted)
-    warm = subprocess.run([sys.executable, "-c", WARM, str(folder), "app"], capture_output=True, text=True, env=env, timeout=120)
+    warm = subprocess.run(
+        [sys.executable, "-c", WARM, str(folder), "app"], capture_output=True, text=True, env=env, timeout=120
+    )
     assert warm.returncode == 0, warm.stderr
     assert warm.stdout.split() == []

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import shutil
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pyarrow.compute as pc
@@ -49,7 +49,6 @@ class Download:
     def add(self, count: int) -> None:
         with self._lock:
             self.done += count
-
 
 
 def missing_bytes(storage: Storage) -> int:

@@ -14,8 +14,9 @@ import io
 import os
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator, TypeVar
+from typing import TypeVar
 
 from .errors import SourceError, first_line
 from .sources import HubFiles
@@ -185,7 +186,9 @@ def _byte_counter(report: Callable[[int], None]) -> type:
 
 
 # --- range reads ---------------------------------------------------------------------------------
-def parallel(work: Callable[[T], R], items: list[T], workers: int = 8, done: Callable[[int], None] | None = None) -> list[R]:
+def parallel(
+    work: Callable[[T], R], items: list[T], workers: int = 8, done: Callable[[int], None] | None = None
+) -> list[R]:
     """`[work(item) for item in items]` on up to `workers` daemon threads, raising the first error;
     `done(count)` after each item.
 
@@ -339,8 +342,9 @@ class HubFile(io.RawIOBase):
         self._spans.clear()
 
 
-def prefetch(wanted: list[tuple[HubFile, list[tuple[int, int]]]], done: Callable[[float], None] | None = None,
-             workers: int = 16) -> None:
+def prefetch(
+    wanted: list[tuple[HubFile, list[tuple[int, int]]]], done: Callable[[float], None] | None = None, workers: int = 16
+) -> None:
     """Fetch byte ranges of several files at once: ranges closer than COALESCE_BYTES merged, longer than
     PART_BYTES split, all parts on parallel connections (the hub's latency, not its bandwidth, is what
     a few hundred small reads wait for); `done(fraction)` as parts arrive. Each file keeps its spans."""

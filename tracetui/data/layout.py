@@ -13,8 +13,8 @@ import hashlib
 import json
 import os
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ..paths import cache_dir
 from .errors import SourceError, first_line
@@ -27,8 +27,9 @@ Card = Path | Callable[[], "Path | None"] | None
 """The dataset card (README.md), or what fetches it when a resolution needs it."""
 
 
-def split_files(base: str, identity: list, split: str, config: str | None, card: Card,
-                patterns: list[str] | None = None) -> list[str]:
+def split_files(
+    base: str, identity: list, split: str, config: str | None, card: Card, patterns: list[str] | None = None
+) -> list[str]:
     """Paths relative to `base` of the split's data files, remembered under `identity`.
 
     `base` is a local folder or `hf://datasets/<id>@<commit>`; `patterns` the user's own data-files
@@ -123,4 +124,4 @@ def _config_patterns(base: str, config: str | None, card: Path | None) -> tuple[
 
 def _relative(file: str, base: str) -> str:
     prefix = base + "/"
-    return file[len(prefix):] if file.startswith(prefix) else file
+    return file[len(prefix) :] if file.startswith(prefix) else file

@@ -18,9 +18,9 @@ import os
 import shutil
 import tempfile
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -102,7 +102,9 @@ class RemoteDataset(Storage):
             try:
                 _read_metadata(source, folder, progress)
             except Unreachable as exc:
-                raise SourceError(f"{source.dataset_id}: the hub stopped answering while reading the metadata ({exc})") from None
+                raise SourceError(
+                    f"{source.dataset_id}: the hub stopped answering while reading the metadata ({exc})"
+                ) from None
         return cls(source, folder, cache)
 
     # --- row groups --------------------------------------------------------------------------
@@ -148,8 +150,12 @@ class RemoteDataset(Storage):
         for group in self._groups_of(rows):
             self._group(group)
 
-    def keep_verifier_logs(self, rows: np.ndarray, progress: Callable[[float], None] | None = None,
-                           cancelled: Callable[[], bool] | None = None) -> None:
+    def keep_verifier_logs(
+        self,
+        rows: np.ndarray,
+        progress: Callable[[float], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> None:
         """Stream the verifier column once (only it: it is small) and keep the logs of `rows`, on disk
         for the next open; `verifier_output` of those rows then needs no row group."""
         rows = np.unique(np.asarray(rows, dtype=np.int64))
@@ -201,14 +207,18 @@ class RemoteDataset(Storage):
         file = self._file(where.file)
         wanted = leaves or (layout.conversation, *(("verifier_output",) if layout.verifier else ()))
         file.prefetch(_chunk_ranges(footer.row_group(where.index), wanted))
-        table = pq.ParquetFile(file, metadata=footer, pre_buffer=False).read_row_group(where.index, columns=list(wanted))
+        table = pq.ParquetFile(file, metadata=footer, pre_buffer=False).read_row_group(
+            where.index, columns=list(wanted)
+        )
         batch = _one_batch(table)
         return batch if leaves else data_batch(batch)
 
     def _footer(self, file: int) -> pq.FileMetaData:
         footer = self._footers.get(file)
         if footer is None:
-            footer = self._footers[file] = pq.read_metadata(pa.BufferReader((self.folder / f"footer-{file}.bin").read_bytes()))
+            footer = self._footers[file] = pq.read_metadata(
+                pa.BufferReader((self.folder / f"footer-{file}.bin").read_bytes())
+            )
         return footer
 
     def _file(self, file: int) -> HubFile:
@@ -231,10 +241,15 @@ class RemoteDataset(Storage):
             where = self.groups[number]
             batch = self._loaded.get(number) or self.cache.load(self.folder, number)
             if batch is not None:
-                return Piece(where.start, batch.column(0) if conversations else None, batch.column(1) if verifier else None)
+                return Piece(
+                    where.start, batch.column(0) if conversations else None, batch.column(1) if verifier else None
+                )
             batch = self._fetch(number, leaves) if leaves else None
-            return Piece(where.start, batch.column(layout.conversation) if conversations else None,
-                         _verifier_logs(batch, where.rows) if verifier else None)
+            return Piece(
+                where.start,
+                batch.column(layout.conversation) if conversations else None,
+                _verifier_logs(batch, where.rows) if verifier else None,
+            )
 
         for found in ahead(piece, range(len(self.groups)), READ_AHEAD):
             if cancelled is not None and cancelled():
@@ -302,8 +317,12 @@ def _read_metadata(source: ResolvedSource, folder: Path, progress: Progress | No
         for number, footer in footers.items():
             if _layout(footer, hub.paths[number]) != layout:
                 raise NotRemote(f"{hub.paths[number]}: its columns differ from {hub.paths[0]}'s")
-        prefetch([(files[n], [r for i in range(f.num_row_groups) for r in _chunk_ranges(f.row_group(i), columns)])
-                  for n, f in footers.items()])
+        prefetch(
+            [
+                (files[n], [r for i in range(f.num_row_groups) for r in _chunk_ranges(f.row_group(i), columns)])
+                for n, f in footers.items()
+            ]
+        )
         for number, footer in footers.items():
             reader = pq.ParquetFile(files[number], metadata=footer, pre_buffer=False)
             batch = _one_batch(reader.read_row_groups(range(footer.num_row_groups), columns=list(columns)))

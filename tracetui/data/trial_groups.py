@@ -28,7 +28,7 @@ def grouped(ds: Storage) -> Trials:
         with np.load(arrays) as stored:
             found = {name: stored[name] for name in stored.files}
         found.update(orjson.loads(texts.read_bytes()))
-        found["codes"] = {name[len("codes."):]: found.pop(name) for name in list(found) if name.startswith("codes.")}
+        found["codes"] = {name[len("codes.") :]: found.pop(name) for name in list(found) if name.startswith("codes.")}
         return Trials(**found)
     except (OSError, ValueError, KeyError, TypeError, orjson.JSONDecodeError):
         pass

@@ -8,7 +8,8 @@ for it from the worker, returning at once (raising `Left`) when the worker is ca
 from __future__ import annotations
 
 import threading
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 from textual.worker import get_current_worker
 

@@ -33,7 +33,9 @@ class FetchActions:
             self.display_trial(trial)
             return
         self.conversation.show((), None)
-        self.conversation.set_blocks([Block("loading… (reading this trial from the Hugging Face hub)", style="dim italic")])
+        self.conversation.set_blocks(
+            [Block("loading… (reading this trial from the Hugging Face hub)", style="dim italic")]
+        )
         self.verifier.set_blocks([Block("loading…", style="dim italic")])
         self.fetch_trial(trial)
 
