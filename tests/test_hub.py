@@ -220,6 +220,18 @@ def test_an_interrupted_download_resumes_with_the_missing_files(shards, serve):
     assert session.local_ready.is_set() and session.num_rows == 3_000
 
 
+def test_export_before_the_download_is_one_line_then_works(shards, serve, tmp_path):
+    from tracetui.data.export import export_trials
+    from tracetui.data.hub import download
+
+    serve({REPO: shards})
+    session = remote_session()
+    with pytest.raises(SourceError, match="not downloaded yet"):
+        export_trials(session, [0], tmp_path / "out.jsonl")
+    download(session.datasets[0].source.repo)
+    assert export_trials(session, [0], tmp_path / "out.jsonl") == session.info(0).episodes
+
+
 def test_the_hub_going_away_is_one_line_and_what_was_read_stays(big, serve):
     hub = serve({REPO: big})
     session = remote_session()

@@ -36,6 +36,7 @@ class Storage:
 
     source: ResolvedSource
     folder: Path  # where indexes built from this dataset are kept
+    files: list[str]  # its source files on local disk (export re-reads them)
     meta: pa.Table
     num_rows: int
     local = True  # the text is on local disk (reading it never waits for the network)

@@ -53,14 +53,14 @@ class Download:
 
 def missing_bytes(storage: Storage) -> int:
     """Bytes of a hub dataset's files not yet in the HF cache."""
-    hub = storage.source.hub
+    hub = storage.source.repo
     return sum(size for size, local in zip(hub.sizes, hub.local) if not local.exists())
 
 
 def disk_shortfall(storage: Storage) -> tuple[int, int] | None:
     """None when downloading and converting `storage` fits in the free disk space, else (bytes needed,
     bytes free). The conversion's size is the text's uncompressed size, from the parquet footers."""
-    hub = storage.source.hub
+    hub = storage.source.repo
     downloading = missing_bytes(storage)
     converting = sum(pc.sum(storage.meta.column(name)).as_py() or 0 for name in ("n_bytes", "verifier_bytes"))
     hf_disk, cache_disk = _existing(hub.folder), _existing(cache_dir())
@@ -89,7 +89,7 @@ def local_copy(storage: Storage, state: Download, cancelled: Callable[[], bool])
             raise Cancelled()
         state.converting = max(fraction, 0.01)
 
-    download(source.hub, fetched)
+    download(source.repo, fetched)
     dataset = Dataset(source, ensure_converted(source, converted))
     return dataset, grouped(dataset).size
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 
-from .dataset import Dataset
+from .dataset import Storage
 from ..trace.model import Message, SubConversation, TrialHistory
 
 
-def rebuild_history(ds: Dataset, rows: list[int], episodes: list[int], sub_rows: list[tuple[int, str | None]]) -> TrialHistory:
+def rebuild_history(ds: Storage, rows: list[int], episodes: list[int], sub_rows: list[tuple[int, str | None]]) -> TrialHistory:
     messages: list[Message] = []
     prev_row: int | None = None
     prev_count = 0
@@ -52,7 +52,7 @@ def _sub_agent_order(source: str | None) -> tuple:
     return (int(match.group(1)), kinds.index(kind) if kind in kinds else len(kinds), kind)
 
 
-def _common_prefix(ds: Dataset, a: int, b: int, limit: int) -> int:
+def _common_prefix(ds: Storage, a: int, b: int, limit: int) -> int:
     left, right = ds.messages(a, 0, limit), ds.messages(b, 0, limit)
     for index, (x, y) in enumerate(zip(left, right)):
         if x != y:

@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from .errors import SourceError, first_line
 from .sources import HubFiles
@@ -67,6 +67,8 @@ def listing(repo_id: str, revision: str | None) -> tuple[str, dict[str, int]]:
         info = HfApi().dataset_info(repo_id, revision=revision, files_metadata=True, timeout=FAILOVER_SECONDS)
     except Exception as exc:
         raise _explain(repo_id, revision, exc) from None
+    if info.sha is None:
+        raise Unreachable("the hub did not say which commit it serves")
     return info.sha, {s.rfilename: int(s.size or 0) for s in info.siblings or ()}
 
 
@@ -200,7 +202,7 @@ def parallel(
     results: list = [None] * len(items)
     finished = 0
     errors: list[BaseException] = []
-    pending = iter(enumerate(items))
+    pending = iter(range(len(items)))
     lock = threading.Lock()
 
     def run() -> None:
@@ -209,11 +211,11 @@ def parallel(
             with lock:
                 if errors:
                     return
-                index, item = next(pending, (-1, None))
+                index = next(pending, -1)
             if index < 0:
                 return
             try:
-                results[index] = work(item)
+                results[index] = work(items[index])
             except BaseException as exc:  # handed to the caller
                 with lock:
                     errors.append(exc)
@@ -239,7 +241,7 @@ def ahead(work: Callable[[int], R], items: range, depth: int) -> Iterator[R]:
     slots: dict[int, tuple[threading.Event, list]] = {}
 
     def start(position: int) -> None:
-        done, box = threading.Event(), []
+        done, box = threading.Event(), list[tuple[bool, Any]]()
 
         def run() -> None:
             try:

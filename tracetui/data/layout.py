@@ -73,7 +73,7 @@ def folder_identity(folder: Path) -> list:
 
 
 def _resolve(base: str, split: str, config: str | None, card: Card, patterns: list[str] | None) -> list[str]:
-    from datasets.data_files import DataFilesDict, EmptyDatasetError, sanitize_patterns
+    from datasets.data_files import DataFilesDict, EmptyDatasetError, sanitize_patterns  # type: ignore[import-untyped]
 
     try:
         if patterns is not None:  # as load_dataset(id, data_files=patterns): one "train" split
@@ -102,7 +102,7 @@ def _resolve(base: str, split: str, config: str | None, card: Card, patterns: li
 def _config_patterns(base: str, config: str | None, card: Path | None) -> tuple[dict, str]:
     """The data-files patterns of the chosen config (the card's `configs:`, else the default layout)."""
     from datasets.data_files import get_data_patterns, sanitize_patterns
-    from datasets.utils.metadata import MetadataConfigs
+    from datasets.utils.metadata import MetadataConfigs  # type: ignore[import-untyped]
     from huggingface_hub import DatasetCard, DatasetCardData
 
     data = DatasetCard.load(card).data if card is not None and card.is_file() else DatasetCardData()

@@ -82,6 +82,7 @@ class RemoteDataset(Storage):
         self.meta = pa.ipc.open_file(pa.memory_map(str(folder / "meta.arrow"))).read_all()
         manifest = json.loads(self.meta.schema.metadata[b"tracetui"])
         self.num_rows = manifest["rows"]
+        self.files = [str(file) for file in source.files]  # where the download puts them
         self.groups = [Group(*g) for g in manifest["groups"]]
         self.layout = Layout(**{**manifest["layout"], "meta": tuple(manifest["layout"]["meta"])})
         self._starts = np.asarray([g.start for g in self.groups], dtype=np.int64)
@@ -169,9 +170,10 @@ class RemoteDataset(Storage):
             pass
         logs = []
         for number, piece in enumerate(self.scan(conversations=False, verifier=True, cancelled=cancelled)):
-            end = piece.start + len(piece.verifier)
-            within = rows[np.searchsorted(rows, piece.start) : np.searchsorted(rows, end)]
-            logs.append(piece.verifier.take(pa.array(within - piece.start)).cast(pa.string()))
+            found = piece.verifier
+            assert found is not None  # asked for
+            within = rows[np.searchsorted(rows, piece.start) : np.searchsorted(rows, piece.start + len(found))]
+            logs.append(found.take(pa.array(within - piece.start)).cast(pa.string()))
             if cancelled is not None and cancelled():  # the caller may be gone: no progress to report
                 raise InterruptedError("cancelled")
             if progress is not None:
@@ -233,7 +235,7 @@ class RemoteDataset(Storage):
         (fetched a few ahead, not kept). Raises InterruptedError when `cancelled()`, Unreachable when the
         hub is gone."""
         layout = self.layout
-        leaves = (layout.content,) if conversations else ()
+        leaves: tuple[str, ...] = (layout.content,) if conversations else ()
         if verifier and layout.verifier:
             leaves += ("verifier_output",)
 
@@ -244,11 +246,11 @@ class RemoteDataset(Storage):
                 return Piece(
                     where.start, batch.column(0) if conversations else None, batch.column(1) if verifier else None
                 )
-            batch = self._fetch(number, leaves) if leaves else None
+            fetched = self._fetch(number, leaves) if leaves else None
             return Piece(
                 where.start,
-                batch.column(layout.conversation) if conversations else None,
-                _verifier_logs(batch, where.rows) if verifier else None,
+                fetched.column(layout.conversation) if fetched is not None and conversations else None,
+                _verifier_logs(fetched, where.rows) if verifier else None,
             )
 
         for found in ahead(piece, range(len(self.groups)), READ_AHEAD):
@@ -260,7 +262,7 @@ class RemoteDataset(Storage):
 def _hub_file(source: ResolvedSource, file: int) -> HubFile:
     from huggingface_hub import hf_hub_url
 
-    hub = source.hub
+    hub = source.repo
     url = hf_hub_url(hub.repo_id, hub.paths[file], repo_type="dataset", revision=hub.commit)
     return HubFile(url, hub.sizes[file])
 
@@ -302,7 +304,7 @@ def _leaf_bytes(row_group: pq.RowGroupMetaData, name: str) -> int:
 # --- reading the metadata ------------------------------------------------------------------------
 def _read_metadata(source: ResolvedSource, folder: Path, progress: Progress | None) -> None:
     """Footers, then each file's short columns and roles; written to `folder` (meta.arrow last)."""
-    hub = source.hub
+    hub = source.repo
     files = [_hub_file(source, i) for i in range(len(hub.paths))]
     report = progress or (lambda fraction, message: None)
     report(0.0, f"reading {len(files)} parquet footers over the network")

@@ -187,6 +187,7 @@ class _Job:
         if self.offsets is None:
             rows, new = self.start + hits, None
         else:
+            assert self.first_new is not None  # given with the offsets
             local = np.searchsorted(self.offsets, hits, side="right") - 1
             rows = self.start + local
             new = (hits - self.offsets[local]) >= self.first_new[rows]
@@ -198,6 +199,7 @@ class _Job:
 
 def _jobs(piece: Piece, scan: Callable[[pa.Array], np.ndarray], owner: np.ndarray, first_new: np.ndarray) -> list[_Job]:
     conversation = piece.conversations
+    assert conversation is not None  # the search asks for them
     content = conversation.values.field("content")
     offsets = conversation.offsets.to_numpy()
     share = 0.5 if piece.verifier is not None else 1.0

@@ -228,7 +228,7 @@ def prepare(specs: list[SourceSpec], progressive: bool = False) -> list[Resolved
                     continue
                 from .hub import download
 
-                download(source.hub)
+                download(source.repo)
             from .convert import check_files
 
             check_files(source.files)
@@ -269,7 +269,7 @@ def _open_remote(source: ResolvedSource, progress: Progress, cache_size: int | N
     try:
         return RemoteDataset.open(source, GroupCache(DEFAULT_LIMIT if cache_size is None else cache_size), progress)
     except NotRemote:
-        total = max(1, source.hub.total)
+        total = max(1, source.repo.total)
         done = 0
 
         def fetched(count: int) -> None:
@@ -277,5 +277,5 @@ def _open_remote(source: ResolvedSource, progress: Progress, cache_size: int | N
             done += count
             progress(min(1.0, done / total), f"downloading {source.dataset_id}")
 
-        download(source.hub, fetched)
+        download(source.repo, fetched)
         return None

@@ -63,6 +63,12 @@ class ResolvedSource:
     hub: HubFiles | None = None  # a hub source's files in the repo
 
     @property
+    def repo(self) -> HubFiles:
+        """The hub files of a source known to come from the hub."""
+        assert self.hub is not None, f"{self.dataset_id} is not a hub dataset"
+        return self.hub
+
+    @property
     def downloaded(self) -> bool:
         """Whether every file is on local disk (a hub source may not be yet)."""
         return all(file.exists() for file in self.files)
@@ -193,8 +199,10 @@ def _resolve_hub(repo_id: str, spec: SourceSpec, patterns: list[str] | None) -> 
         raise SourceError(f"{repo_id}: interrupted download ({name} is missing); run again online to finish it")
     # what an online open resolved for this commit, when the cache holds those files; else the
     # snapshot's own layout (it may hold only some of the repo's files)
-    paths = recall(["hub", repo_id, folder.name], spec.split, spec.config, patterns)
-    if paths is None or not all((folder / p).is_file() for p in paths):
+    recalled = recall(["hub", repo_id, folder.name], spec.split, spec.config, patterns)
+    if recalled is not None and all((folder / p).is_file() for p in recalled):
+        paths = recalled
+    else:
         listing = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
         paths = _split_files(str(folder), ["hub-cache", repo_id, folder.name, listing], spec, folder / "README.md", patterns)
     files = HubFiles(repo_id, folder.name, tuple(paths), tuple((folder / p).stat().st_size for p in paths), folder)

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .dataset import Dataset
+from .dataset import Storage
 
 OUTCOMES = ("pass", "partial", "fail", "error", "unknown")
 PASS, PARTIAL, FAIL, ERROR, UNKNOWN = range(5)
@@ -88,7 +88,7 @@ class Trials:
         return [(int(r), sources[c] if c >= 0 else None) for r, c in zip(self.sub_rows[lo:hi], self.sub_sources[lo:hi])]
 
 
-def build_trials(datasets: list[Dataset], group: Callable[[Dataset], Trials] | None = None) -> Trials:
+def build_trials(datasets: list[Storage], group: Callable[[Storage], Trials] | None = None) -> Trials:
     """The trials of every dataset, as one list: each dataset's rows grouped (by `group`, e.g. a cached
     `group_rows`), their labels merged."""
     parts = [(group or group_rows)(ds) for ds in datasets]
@@ -159,7 +159,7 @@ def _combined_key(columns: list[np.ndarray], sizes: list[int]) -> np.ndarray:
     return key.reshape(-1).astype(np.int64)
 
 
-def group_rows(ds: Dataset) -> Trials:
+def group_rows(ds: Storage) -> Trials:
     """One dataset's rows grouped into trials (the `dataset` array is zeros; `build_trials` numbers it)."""
     meta = ds.meta
     codes, labels = {}, {}
