@@ -87,10 +87,11 @@ async def test_opens_remotely_then_switches_to_the_local_copy_unnoticed(hub):
 
 
 async def test_a_trial_says_loading_until_its_text_arrives(hub):
-    hub.delay = 0.3  # a hub far away
     app = make_app(prepare([SourceSpec(REPO)], progressive=True), StartOptions(download=False))
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await wait_loaded(app, pilot)
+        await until(pilot, lambda: screen.conversation.messages, "the first trial's text")
+        hub.delay = 1.0  # a hub far away: the next fetch takes seconds, the UI must not wait for it
         await pilot.press("G")  # the last trial: another row group
         assert any("loading…" in line for line in visible_lines(screen.conversation))
         assert screen.trial_list.has_focus  # the UI answers meanwhile
