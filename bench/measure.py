@@ -50,9 +50,15 @@ class Data:
         config, a 256-colour terminal."""
         shutil.rmtree(STORE, ignore_errors=True)
         STORE.mkdir(parents=True)
-        env = dict(os.environ, TRACETUI_CACHE_DIR=str(cache or self.cache), TRACETUI_DATA_DIR=str(STORE),
-                   XDG_CONFIG_HOME=str(STORE), TERM="xterm-256color", COLORTERM="truecolor",
-                   PYTHONPYCACHEPREFIX=str(PYCACHE))
+        env = dict(
+            os.environ,
+            TRACETUI_CACHE_DIR=str(cache or self.cache),
+            TRACETUI_DATA_DIR=str(STORE),
+            XDG_CONFIG_HOME=str(STORE),
+            TERM="xterm-256color",
+            COLORTERM="truecolor",
+            PYTHONPYCACHEPREFIX=str(PYCACHE),
+        )
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         return env
 
@@ -62,12 +68,13 @@ class Data:
 
 def probe(module: str, args: list[str], env: dict, timeout: float = 600) -> dict:
     """Run `python -m bench.<module> ARGS` and return its `BENCH` JSON line."""
-    done = subprocess.run([PYTHON, "-m", f"bench.{module}", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=timeout)
+    done = subprocess.run(
+        [PYTHON, "-m", f"bench.{module}", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
+    )
     lines = [line for line in done.stdout.splitlines() if line.startswith("BENCH ")]
     if done.returncode or not lines:
         raise RuntimeError(f"bench.{module} {args} failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    return json.loads(lines[-1][len("BENCH "):])
+    return json.loads(lines[-1][len("BENCH ") :])
 
 
 def prepare_data(out: Path, rows: int, reuse: bool) -> Data:
@@ -154,8 +161,13 @@ class HubServer:
 
     def __init__(self, datasets: list[Data]) -> None:
         repos = [f"{repo_id(d)}={d.source}" for d in datasets]
-        self.process = subprocess.Popen([PYTHON, "-m", "tests.hub_server", *repos], cwd=ROOT, text=True,
-                                        stdout=subprocess.PIPE, env=dict(os.environ, PYTHONPYCACHEPREFIX=str(PYCACHE)))
+        self.process = subprocess.Popen(
+            [PYTHON, "-m", "tests.hub_server", *repos],
+            cwd=ROOT,
+            text=True,
+            stdout=subprocess.PIPE,
+            env=dict(os.environ, PYTHONPYCACHEPREFIX=str(PYCACHE)),
+        )
         self.url = self.process.stdout.readline().strip().partition("=")[2]
 
     def __enter__(self) -> HubServer:

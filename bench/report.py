@@ -67,18 +67,42 @@ def first_screen_rows(rows: int, size: dict) -> list[Row]:
         seconds = {k: [r["seconds"] if isinstance(r, dict) else r for r in v] for k, v in runs.items()}
         t, f = med(seconds["tracetui"]), med(seconds["floor"])
         naive = _s(med(seconds["naive"])) if seconds.get("naive") else "—"
-        out.append(Row(f"first screen, warm, {how}, {label}", _s(t), _s(f), naive, f"{t / f:.2f}x",
-                       f"≤ {limit}x floor", t / f <= limit))
+        out.append(
+            Row(
+                f"first screen, warm, {how}, {label}",
+                _s(t),
+                _s(f),
+                naive,
+                f"{t / f:.2f}x",
+                f"≤ {limit}x floor",
+                t / f <= limit,
+            )
+        )
         if key == "headless":  # CPU seconds at the first screen: the same comparison, less hit by other load
             cpu = {k: med([r["cpu"] for r in v]) if v else None for k, v in runs.items()}
-            out.append(Row(f"↳ CPU time to first screen, headless, {label}", _s(cpu["tracetui"]), _s(cpu["floor"]),
-                           _s(cpu["naive"]) if cpu.get("naive") else "—", f"{cpu['tracetui'] / cpu['floor']:.2f}x"))
+            out.append(
+                Row(
+                    f"↳ CPU time to first screen, headless, {label}",
+                    _s(cpu["tracetui"]),
+                    _s(cpu["floor"]),
+                    _s(cpu["naive"]) if cpu.get("naive") else "—",
+                    f"{cpu['tracetui'] / cpu['floor']:.2f}x",
+                )
+            )
     cold = size["pty_cold"]
     t = med(cold["tracetui"])
     naive = _s(med(cold["naive"])) if cold.get("naive") else "—"
-    out.append(Row(f"first screen, cold page cache, pty, {label}", _s(t), _s(med(cold["floor"])),
-                   naive, f"{t / med(cold['floor']):.2f}x", "≤ 1.5 s" if rows >= 10000 else "—",
-                   t <= 1.5 if rows >= 10000 else None))
+    out.append(
+        Row(
+            f"first screen, cold page cache, pty, {label}",
+            _s(t),
+            _s(med(cold["floor"])),
+            naive,
+            f"{t / med(cold['floor']):.2f}x",
+            "≤ 1.5 s" if rows >= 10000 else "—",
+            t <= 1.5 if rows >= 10000 else None,
+        )
+    )
     t = med(size["pty_cold_data"]["tracetui"])
     out.append(Row(f"first screen, cold cache files only (fadvise), pty, {label}", _s(t)))
     return out
@@ -89,28 +113,49 @@ def open_rows(rows: int, size: dict) -> list[Row]:
     runs = size["first_open"]
     t = med([r["seconds"] for r in runs])
     peak = max(r["memory"]["VmHWM"] for r in runs)
-    return [Row(f"first open incl. conversion, {_label(rows)} (peak RSS {_mb(peak)})", _s(t),
-                target=f"≤ {limit:.0f} s", met=t <= limit),
-            Row(f"↳ then background work after the first screen (verifier index), {_label(rows)}",
-                _s(size["prepared"]["background_after_first_open"]))]
+    return [
+        Row(
+            f"first open incl. conversion, {_label(rows)} (peak RSS {_mb(peak)})",
+            _s(t),
+            target=f"≤ {limit:.0f} s",
+            met=t <= limit,
+        ),
+        Row(
+            f"↳ then background work after the first screen (verifier index), {_label(rows)}",
+            _s(size["prepared"]["background_after_first_open"]),
+        ),
+    ]
 
 
 def memory_rows(rows: int, size: dict) -> list[Row]:
     label, memory = _label(rows), size["memory"]
     first = {k: med([r["memory"]["VmHWM"] for r in v]) for k, v in size["headless"].items() if v}
-    out = [Row(f"peak RSS at first screen, {label}", _mb(memory["first_screen"]["VmHWM"]), _mb(first["floor"]),
-               _mb(first["naive"]) if "naive" in first else "—",
-               f"{memory['first_screen']['VmHWM'] / first['floor']:.2f}x", "≤ 250 MB",
-               memory["first_screen"]["VmHWM"] <= 250)]
+    out = [
+        Row(
+            f"peak RSS at first screen, {label}",
+            _mb(memory["first_screen"]["VmHWM"]),
+            _mb(first["floor"]),
+            _mb(first["naive"]) if "naive" in first else "—",
+            f"{memory['first_screen']['VmHWM'] / first['floor']:.2f}x",
+            "≤ 250 MB",
+            memory["first_screen"]["VmHWM"] <= 250,
+        )
+    ]
     m = memory["largest_10"]
-    out.append(Row(f"peak RSS after the 10 largest trials, {label}", _mb(m["VmHWM"]), target="≤ 250 MB",
-                   met=m["VmHWM"] <= 250))
+    out.append(
+        Row(f"peak RSS after the 10 largest trials, {label}", _mb(m["VmHWM"]), target="≤ 250 MB", met=m["VmHWM"] <= 250)
+    )
     out.append(Row(f"↳ private (RssAnon) after the 10 largest, {label}", _mb(m["RssAnon"])))
     m = memory["search"]
-    out.append(Row(f"peak RSS after a full-text search, {label} (file pages: {_mb(m['RssFile'])})",
-                   _mb(m["VmHWM"])))
-    out.append(Row(f"↳ private (RssAnon) after the search, {label}", _mb(m["RssAnon"]), target="≤ 250 MB",
-                   met=m["RssAnon"] <= 250))
+    out.append(Row(f"peak RSS after a full-text search, {label} (file pages: {_mb(m['RssFile'])})", _mb(m["VmHWM"])))
+    out.append(
+        Row(
+            f"↳ private (RssAnon) after the search, {label}",
+            _mb(m["RssAnon"]),
+            target="≤ 250 MB",
+            met=m["RssAnon"] <= 250,
+        )
+    )
     return out
 
 
@@ -118,22 +163,44 @@ def interaction_rows(rows: int, size: dict) -> list[Row]:
     label, r = _label(rows), size["interact"]
     toggle = r["toggle_ms"]
     big = rows >= 10000
-    out = [Row(f"facet toggle → list repainted, p50 / p95, {label} (n={len(toggle)})",
-               f"{med(toggle):.1f} / {pct(toggle, 95):.1f} ms", target="p95 ≤ 33 ms" if big else "—",
-               met=pct(toggle, 95) <= 33 if big else None)]
+    out = [
+        Row(
+            f"facet toggle → list repainted, p50 / p95, {label} (n={len(toggle)})",
+            f"{med(toggle):.1f} / {pct(toggle, 95):.1f} ms",
+            target="p95 ≤ 33 ms" if big else "—",
+            met=pct(toggle, 95) <= 33 if big else None,
+        )
+    ]
     for key, what in (("switch_ms", "typical"), ("switch_largest_ms", "largest")):
         v = r[key]
         if what == "largest":
             what = f"largest: {r['largest']['messages']} msgs, {r['largest']['bytes'] / 1e6:.1f} MB"
-        out.append(Row(f"trial switch → conversation painted, {what}, p50 / p95, {label} (n={len(v)})",
-                       f"{med(v):.1f} / {pct(v, 95):.1f} ms", target="p95 ≤ 50 ms", met=pct(v, 95) <= 50))
+        out.append(
+            Row(
+                f"trial switch → conversation painted, {what}, p50 / p95, {label} (n={len(v)})",
+                f"{med(v):.1f} / {pct(v, 95):.1f} ms",
+                target="p95 ≤ 50 ms",
+                met=pct(v, 95) <= 50,
+            )
+        )
     pages = r["scroll_ms"]
-    out.append(Row(f"scroll largest trial end to end, per page p50 / p99, {label} ({len(pages)} pages)",
-                   f"{med(pages):.1f} / {pct(pages, 99):.1f} ms", target="≤ 17 / ≤ 50 ms",
-                   met=med(pages) <= 17 and pct(pages, 99) <= 50))
+    out.append(
+        Row(
+            f"scroll largest trial end to end, per page p50 / p99, {label} ({len(pages)} pages)",
+            f"{med(pages):.1f} / {pct(pages, 99):.1f} ms",
+            target="≤ 17 / ≤ 50 ms",
+            met=med(pages) <= 17 and pct(pages, 99) <= 50,
+        )
+    )
     longest = max(r["scroll_render"]["render_line"]["max_ms"], r["largest_build"]["message_blocks"]["max_ms"])
-    out.append(Row(f"longest single render_line / message_blocks call, {label}", _ms(longest),
-                   target="≤ 50 ms", met=longest <= 50))
+    out.append(
+        Row(
+            f"longest single render_line / message_blocks call, {label}",
+            _ms(longest),
+            target="≤ 50 ms",
+            met=longest <= 50,
+        )
+    )
     return out
 
 
@@ -141,17 +208,34 @@ def search_rows(rows: int, size: dict) -> list[Row]:
     label, warm = _label(rows), size["search_warm"]
     gb = warm["bytes"] / 1e9
     out = []
-    limits = {"literal, common": 4, "literal, rare": 4, "literal, worst (leading space)": 2,
-              "ignore case, common": 1.5, "ignore case, rare": 1.5}
+    limits = {
+        "literal, common": 4,
+        "literal, rare": 4,
+        "literal, worst (leading space)": 2,
+        "ignore case, common": 1.5,
+        "ignore case, rare": 1.5,
+    }
     for name, result in warm["needles"].items():
         speed = gb / med(result["seconds"])
         limit = limits.get(name)
-        out.append(Row(f"search, warm, {name}, {label} ({gb:.2f} GB)", f"{speed:.1f} GB/s",
-                       target=f"≥ {limit} GB/s" if limit else "—", met=speed >= limit if limit else None))
+        out.append(
+            Row(
+                f"search, warm, {name}, {label} ({gb:.2f} GB)",
+                f"{speed:.1f} GB/s",
+                target=f"≥ {limit} GB/s" if limit else "—",
+                met=speed >= limit if limit else None,
+            )
+        )
     out.append(Row(f"first search of a process, warm page cache, {label}", f"{warm['first_seconds'] / gb:.2f} s/GB"))
     cold = med([r["seconds"] for r in size["search_cold"]]) / gb
-    out.append(Row(f"first search of a session, cold page cache, {label}", f"{cold:.2f} s/GB", target="≤ 1.5 s/GB",
-                   met=cold <= 1.5))
+    out.append(
+        Row(
+            f"first search of a session, cold page cache, {label}",
+            f"{cold:.2f} s/GB",
+            target="≤ 1.5 s/GB",
+            met=cold <= 1.5,
+        )
+    )
     return out
 
 
@@ -165,29 +249,53 @@ def hub_rows(rows: int, size: dict) -> list[Row]:
     switch = [ms for r in reads for ms in r["switch_ms"]]
     search = reads[0]["search"]
     out = [
-        Row(f"hub: first screen (list, facets), no download yet, {label} (read {share('list_bytes')})",
-            _s(med([r["list_seconds"] for r in reads])), target="≤ 5% of the bytes",
-            met=med([r["list_bytes"] for r in reads]) <= 0.05 * total),
-        Row(f"hub: ↳ first conversation painted, {label} (read {share('conversation_bytes')})",
-            _s(med([r["conversation_seconds"] for r in reads])), target="≤ 5% of the bytes",
-            met=med([r["conversation_bytes"] for r in reads]) <= 0.05 * total),
-        Row(f"hub: peak RSS at first screen, {label}", _mb(med([r["list_memory"]["VmHWM"] for r in reads])),
-            target="≤ 250 MB", met=med([r["list_memory"]["VmHWM"] for r in reads]) <= 250),
-        Row(f"hub: facet toggle → list repainted, p50 / p95, {label} (n={len(toggle)})",
-            f"{med(toggle):.1f} / {pct(toggle, 95):.1f} ms", target="p95 ≤ 33 ms", met=pct(toggle, 95) <= 33),
-        Row(f"hub: switch to a trial not fetched yet → painted, p50 / p95, {label} (n={len(switch)})",
-            f"{med(switch):.0f} / {pct(switch, 95):.0f} ms"),
-        Row(f"hub: search streamed from the hub, {label} ({search['scanned'] / 1e9:.2f} GB of text, "
-            f"{search['served'] / 1e6:.0f} MB read)", f"{search['scanned'] / 1e9 / search['seconds']:.2f} GB/s"),
+        Row(
+            f"hub: first screen (list, facets), no download yet, {label} (read {share('list_bytes')})",
+            _s(med([r["list_seconds"] for r in reads])),
+            target="≤ 5% of the bytes",
+            met=med([r["list_bytes"] for r in reads]) <= 0.05 * total,
+        ),
+        Row(
+            f"hub: ↳ first conversation painted, {label} (read {share('conversation_bytes')})",
+            _s(med([r["conversation_seconds"] for r in reads])),
+            target="≤ 5% of the bytes",
+            met=med([r["conversation_bytes"] for r in reads]) <= 0.05 * total,
+        ),
+        Row(
+            f"hub: peak RSS at first screen, {label}",
+            _mb(med([r["list_memory"]["VmHWM"] for r in reads])),
+            target="≤ 250 MB",
+            met=med([r["list_memory"]["VmHWM"] for r in reads]) <= 250,
+        ),
+        Row(
+            f"hub: facet toggle → list repainted, p50 / p95, {label} (n={len(toggle)})",
+            f"{med(toggle):.1f} / {pct(toggle, 95):.1f} ms",
+            target="p95 ≤ 33 ms",
+            met=pct(toggle, 95) <= 33,
+        ),
+        Row(
+            f"hub: switch to a trial not fetched yet → painted, p50 / p95, {label} (n={len(switch)})",
+            f"{med(switch):.0f} / {pct(switch, 95):.0f} ms",
+        ),
+        Row(
+            f"hub: search streamed from the hub, {label} ({search['scanned'] / 1e9:.2f} GB of text, "
+            f"{search['served'] / 1e6:.0f} MB read)",
+            f"{search['scanned'] / 1e9 / search['seconds']:.2f} GB/s",
+        ),
     ]
     for run in downloads[:1]:
-        out.append(Row(f"hub: first screen → download + conversion → local copy, {label} ({run['downloaded'] / 1e6:.0f} MB)",
-                       _s(run["local_seconds"] - run["list_seconds"])))
+        out.append(
+            Row(
+                f"hub: first screen → download + conversion → local copy, {label} ({run['downloaded'] / 1e6:.0f} MB)",
+                _s(run["local_seconds"] - run["list_seconds"]),
+            )
+        )
     return out
 
 
 def _ok(size: dict) -> dict:
     """The size's results without failed runs (None): lists lose them, failed single results stay None."""
+
     def clean(value):
         if isinstance(value, list):
             return [clean(v) for v in value if v is not None]
@@ -213,12 +321,18 @@ def build_rows(results: dict) -> list[Row]:
 
 
 def machine() -> dict:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor())
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
     memory_kb = int(Path("/proc/meminfo").read_text().split()[1])
     return {
         "nproc": os.cpu_count(),
-        "memory": f"{memory_kb / 1024 ** 2:.1f} GiB",
+        "memory": f"{memory_kb / 1024**2:.1f} GiB",
         "cpu": cpu,
         "python": platform.python_version(),
         "textual": version("textual"),

@@ -31,10 +31,38 @@ OUT = measure.ROOT / "bench" / "out"
 def repeats(quick: bool) -> dict[str, int]:
     """How many runs of each measurement (quick: a fast check, not a figure to quote)."""
     if quick:
-        return dict(warm=3, cold=1, naive=1, naive_big=0, open=2, open_big=1, toggles=10, switches=10, largest=3,
-                    search=3, cold_search=1, remote=1, remote_switches=5, downloads=1)
-    return dict(warm=7, cold=3, naive=3, naive_big=1, open=3, open_big=2, toggles=30, switches=30, largest=10,
-                search=5, cold_search=2, remote=3, remote_switches=10, downloads=1)
+        return dict(
+            warm=3,
+            cold=1,
+            naive=1,
+            naive_big=0,
+            open=2,
+            open_big=1,
+            toggles=10,
+            switches=10,
+            largest=3,
+            search=3,
+            cold_search=1,
+            remote=1,
+            remote_switches=5,
+            downloads=1,
+        )
+    return dict(
+        warm=7,
+        cold=3,
+        naive=3,
+        naive_big=1,
+        open=3,
+        open_big=2,
+        toggles=30,
+        switches=30,
+        largest=10,
+        search=5,
+        cold_search=2,
+        remote=3,
+        remote_switches=10,
+        downloads=1,
+    )
 
 
 def log(message: str) -> None:
@@ -70,11 +98,16 @@ def first_screens(data: measure.Data, n: dict) -> dict:
         out[key] = results
         log(f"  first screen {key}: done")
     pty = measure.first_screen_pty
-    out["pty_cold"] = {kind: [attempt(f"first screen cold {kind}", pty, data, kind, cold="all")
-                              for _ in range(n["cold"] if kind != "naive" else min(naive, 1))]
-                       for kind in ("tracetui", "floor", "naive")}
-    out["pty_cold_data"] = {"tracetui": [attempt("first screen cold data", pty, data, "tracetui", cold="data")
-                                         for _ in range(n["cold"])]}
+    out["pty_cold"] = {
+        kind: [
+            attempt(f"first screen cold {kind}", pty, data, kind, cold="all")
+            for _ in range(n["cold"] if kind != "naive" else min(naive, 1))
+        ]
+        for kind in ("tracetui", "floor", "naive")
+    }
+    out["pty_cold_data"] = {
+        "tracetui": [attempt("first screen cold data", pty, data, "tracetui", cold="data") for _ in range(n["cold"])]
+    }
     log("  first screen cold: done")
     return out
 
@@ -97,8 +130,10 @@ def measure_size(data: measure.Data, n: dict) -> dict:
 def measure_remote(data: measure.Data, server: measure.HubServer, n: dict) -> dict:
     """Through the hub server: reading before any download (fresh caches each run), then a download."""
     remote = {"dataset_bytes": measure.dataset_bytes(data)}
-    remote["read"] = [attempt("hub read", measure.remote_read, data, server, n["toggles"], n["remote_switches"])
-                      for _ in range(n["remote"])]
+    remote["read"] = [
+        attempt("hub read", measure.remote_read, data, server, n["toggles"], n["remote_switches"])
+        for _ in range(n["remote"])
+    ]
     log("  through the hub, before any download: done")
     remote["download"] = [attempt("hub download", measure.remote_download, data, server) for _ in range(n["downloads"])]
     log("  through the hub, download and switch: done")
@@ -119,8 +154,10 @@ def main() -> None:
     began = time.monotonic()
     results = {"machine": report.machine(), "repeats": n, "sizes": {}}
     results["machine"]["cold page cache"] = (
-        "sync; echo 3 > /proc/sys/vm/drop_caches" if pagecache.drop_all()
-        else "not allowed to drop_caches here: posix_fadvise(DONTNEED) on the cache files only")
+        "sync; echo 3 > /proc/sys/vm/drop_caches"
+        if pagecache.drop_all()
+        else "not allowed to drop_caches here: posix_fadvise(DONTNEED) on the cache files only"
+    )
     prepared = []
     for rows in sizes:
         log(f"preparing {rows:,} rows")

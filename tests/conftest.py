@@ -40,7 +40,15 @@ def conversation(*pairs: tuple[str, str]) -> list[dict]:
     return [{"role": role, "content": content} for role, content in pairs]
 
 
-def trial_rows(task: str, trial: str, episodes: int, result: str | None, model: str = "m/x", run: str = "run-1", verifier: str | None = None) -> list[dict]:
+def trial_rows(
+    task: str,
+    trial: str,
+    episodes: int,
+    result: str | None,
+    model: str = "m/x",
+    run: str = "run-1",
+    verifier: str | None = None,
+) -> list[dict]:
     """Nested-prefix rows of one trial: episode K has 2K+2 messages."""
     history = [("user", f"prompt for {task}")]
     rows = []

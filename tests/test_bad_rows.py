@@ -19,13 +19,21 @@ from .ui_helpers import make_app, visible_lines, wait_loaded
 MESSAGE = pa.struct([("role", pa.string()), ("content", pa.string())])
 SCHEMA = pa.schema(
     [("conversations", pa.list_(MESSAGE))]
-    + [(c, pa.string()) for c in ("agent", "model", "task", "episode", "run_id", "trial_name", "result", "verifier_output")]
+    + [
+        (c, pa.string())
+        for c in ("agent", "model", "task", "episode", "run_id", "trial_name", "result", "verifier_output")
+    ]
 )
 
 
 def row(task: str, messages: list[tuple[str, str]] | None, **extra) -> dict:
     base = {c: None for c in SCHEMA.names}
-    base.update(task=task, trial_name=f"{task}__1", episode="episode-0", conversations=None if messages is None else [{"role": r, "content": c} for r, c in messages])
+    base.update(
+        task=task,
+        trial_name=f"{task}__1",
+        episode="episode-0",
+        conversations=None if messages is None else [{"role": r, "content": c} for r, c in messages],
+    )
     base.update(extra)
     return base
 
@@ -42,9 +50,25 @@ def bad_rows() -> list[dict]:
         row("roles", [("system", "sys"), ("tool", "tool out"), ("critic", "unknown role"), ("", "no role")]),
         row("ten-mb-message", [("user", "start"), ("assistant", ("long line of output\n" * 524_288))]),
         row("one-mb-line", [("user", big_line), ("assistant", "<think>" + big_line + "</think>{}")]),
-        row("replacement-chars", [("user", "bad bytes: \ufffd\ufffd \udcff".encode("utf-8", "surrogatepass").decode("utf-8", "replace"))]),
-        row("deep-json", [("assistant", json.dumps({"analysis": "a", "plan": "p", "commands": [{"keystrokes": nested(5000), "duration": 1}]})), ("assistant", '{"analysis": ' + nested(100_000) + "}")]),
-        row("huge-verifier", [("user", "x")], verifier_output="PASSED t::a\n" * 400_000 + "=== 400000 passed in 1s ==="),
+        row(
+            "replacement-chars",
+            [("user", "bad bytes: \ufffd\ufffd \udcff".encode("utf-8", "surrogatepass").decode("utf-8", "replace"))],
+        ),
+        row(
+            "deep-json",
+            [
+                (
+                    "assistant",
+                    json.dumps(
+                        {"analysis": "a", "plan": "p", "commands": [{"keystrokes": nested(5000), "duration": 1}]}
+                    ),
+                ),
+                ("assistant", '{"analysis": ' + nested(100_000) + "}"),
+            ],
+        ),
+        row(
+            "huge-verifier", [("user", "x")], verifier_output="PASSED t::a\n" * 400_000 + "=== 400000 passed in 1s ==="
+        ),
         row("five-thousand", [("user" if i % 2 == 0 else "assistant", f"message {i}") for i in range(5000)]),
     ]
 

@@ -106,7 +106,11 @@ def test_trials_from_parquet_with_outcomes_and_facets(tmp_path):
 
 
 def test_ordering_sorts_visible_trials(tmp_path):
-    rows = trial_rows("b-task", "b__1", 5, "1.0") + trial_rows("a-task", "a__1", 1, "0.0") + trial_rows("c-task", "c__1", 3, "0.0")
+    rows = (
+        trial_rows("b-task", "b__1", 5, "1.0")
+        + trial_rows("a-task", "a__1", 1, "0.0")
+        + trial_rows("c-task", "c__1", 3, "0.0")
+    )
     write_parquet(tmp_path / "t.parquet", rows)
     session = session_of(str(tmp_path / "t.parquet"))
     everything = np.ones(len(session), dtype=bool)
@@ -134,7 +138,9 @@ def test_schema_tolerance(tmp_path):
     # sharegpt only, no optional columns, an extra column, an all-null column
     sharegpt = [
         {
-            "conversations_sharegpt": [{"from": "human" if m["role"] == "user" else "gpt", "value": m["content"]} for m in r["conversations"]],
+            "conversations_sharegpt": [
+                {"from": "human" if m["role"] == "user" else "gpt", "value": m["content"]} for m in r["conversations"]
+            ],
             "episode": r["episode"],
             "task": "t",
             "extra_analysis": "x",
@@ -146,7 +152,9 @@ def test_schema_tolerance(tmp_path):
     session = session_of(str(tmp_path / "sharegpt.parquet"))
     assert [m.role for m in session.history(0).messages] == ["user", "assistant", "user", "assistant"]
     # content as a list of parts, and `messages` as the column name
-    parts = [{"messages": [{"role": "user", "content": [{"type": "text", "text": "hello"}, {"type": "image"}]}], "task": "p"}]
+    parts = [
+        {"messages": [{"role": "user", "content": [{"type": "text", "text": "hello"}, {"type": "image"}]}], "task": "p"}
+    ]
     (tmp_path / "parts.jsonl").write_text("\n".join(json.dumps(r) for r in parts))
     session = session_of(str(tmp_path / "parts.jsonl"))
     assert session.history(0).messages[0].content == "hello\n[image part]"
@@ -155,7 +163,16 @@ def test_schema_tolerance(tmp_path):
     write_parquet(tmp_path / "string.parquet", as_string)
     assert [m.content for m in session_of(str(tmp_path / "string.parquet")).history(0).messages] == ["hi", "yo"]
     # a null conversation shows as an empty history, not a crash
-    write_parquet(tmp_path / "null.parquet", [{"conversations": None, "task": "n"}], schema=pa.schema([("conversations", pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())]))), ("task", pa.string())]))
+    write_parquet(
+        tmp_path / "null.parquet",
+        [{"conversations": None, "task": "n"}],
+        schema=pa.schema(
+            [
+                ("conversations", pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())]))),
+                ("task", pa.string()),
+            ]
+        ),
+    )
     assert session_of(str(tmp_path / "null.parquet")).history(0).messages == ()
 
 
@@ -168,7 +185,11 @@ def test_no_conversation_column_is_one_clear_error(tmp_path):
 def test_bad_sources_raise_source_errors(tmp_path):
     (tmp_path / "empty").mkdir()
     (tmp_path / "corrupt.parquet").write_bytes(b"PAR1 this is not parquet")
-    write_parquet(tmp_path / "zero.parquet", [], schema=pa.schema([("conversations", pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())])))]))
+    write_parquet(
+        tmp_path / "zero.parquet",
+        [],
+        schema=pa.schema([("conversations", pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())])))]),
+    )
     cases = {
         str(tmp_path / "missing.parquet"): "no such file",
         str(tmp_path / "empty"): "no parquet",
@@ -207,7 +228,15 @@ def test_metadata_is_small_and_text_is_read_lazily(tmp_path):
 
 @pytest.mark.parametrize(
     "result,expected",
-    [("1.0", "pass"), ("0.0", "fail"), ("0.61", "partial"), ("AgentTimeoutError", "error"), (None, "unknown"), ("", "unknown"), ("nan", "unknown")],
+    [
+        ("1.0", "pass"),
+        ("0.0", "fail"),
+        ("0.61", "partial"),
+        ("AgentTimeoutError", "error"),
+        (None, "unknown"),
+        ("", "unknown"),
+        ("nan", "unknown"),
+    ],
 )
 def test_outcome_of(result, expected):
     from tracetui.data.trials import OUTCOMES

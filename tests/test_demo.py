@@ -19,8 +19,19 @@ from tracetui.demo.trials import builder
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 SHARD = re.compile(r"^train-(\d{5})-of-(\d{5})\.parquet$")
-STRING_COLUMNS = ("agent", "model", "model_provider", "date", "task", "episode", "run_id", "trial_name", "result",
-                  "verifier_output", "trace_source")
+STRING_COLUMNS = (
+    "agent",
+    "model",
+    "model_provider",
+    "date",
+    "task",
+    "episode",
+    "run_id",
+    "trial_name",
+    "result",
+    "verifier_output",
+    "trace_source",
+)
 
 
 def read_rows(out: Path) -> list[dict]:
@@ -157,8 +168,13 @@ def test_every_result_kind(rows):
     assert {"1.0", "0.0", None} <= set(results)
     assert any(r and re.fullmatch(r"0\.\d+", r) and r != "0.0" for r in results), "no fractional reward"
     errors = {r for r in results if r and r[0].isalpha()}
-    assert {"AgentTimeoutError", "ContextLengthExceededError", "NonZeroAgentExitCodeError",
-            "VerifierTimeoutError", "SummarizationTimeoutError"} <= errors
+    assert {
+        "AgentTimeoutError",
+        "ContextLengthExceededError",
+        "NonZeroAgentExitCodeError",
+        "VerifierTimeoutError",
+        "SummarizationTimeoutError",
+    } <= errors
     assert any(row["verifier_output"] is None for row in rows if row["result"] in errors)
 
 
@@ -178,9 +194,11 @@ def test_verifier_output_agrees_with_result(rows):
             assert failed.search(plain), name
             checked["fail"] += 1
         elif result and result[0].isdigit():
-            report = json.loads(plain[plain.index("{", plain.index("=== SCORE REPORT ===")): plain.rindex("}") + 1])
+            report = json.loads(plain[plain.index("{", plain.index("=== SCORE REPORT ===")) : plain.rindex("}") + 1])
             assert report["score"] == float(result)
-            assert sum(check["score"] for check in report["checks"]) / len(report["checks"]) == pytest.approx(float(result), abs=0.01)
+            assert sum(check["score"] for check in report["checks"]) / len(report["checks"]) == pytest.approx(
+                float(result), abs=0.01
+            )
             checked["graded"] += 1
     assert checked["pass"] and checked["fail"] and checked["graded"]
 
@@ -188,11 +206,21 @@ def test_verifier_output_agrees_with_result(rows):
 def test_verifier_styles(rows):
     logs = {row["verifier_output"] for row in rows if row["verifier_output"]}
     plain = {ANSI.sub("", log) for log in logs}
-    assert any("../tests/test_outputs.py" in p and "short test summary info" in p and re.search(r"collected \d+ items", p)
-               and "E       " in p and re.search(r"=+ \d+ failed, \d+ passed in [\d.]+s =+", p) for p in plain)
+    assert any(
+        "../tests/test_outputs.py" in p
+        and "short test summary info" in p
+        and re.search(r"collected \d+ items", p)
+        and "E       " in p
+        and re.search(r"=+ \d+ failed, \d+ passed in [\d.]+s =+", p)
+        for p in plain
+    )
     assert any(re.search(r"^\.\./tests/test_solution\.py::test_\w+ PASSED +\[ *\d+%\]$", p, re.M) for p in plain)
-    assert any("=== STARTING TEST EXECUTION ===" in p and p.rstrip().endswith("PASSED aider_polyglot_test") for p in plain)
-    assert any("=== TEST EXECUTION COMPLETED ===" in p and p.rstrip().endswith("FAILED aider_polyglot_test") for p in plain)
+    assert any(
+        "=== STARTING TEST EXECUTION ===" in p and p.rstrip().endswith("PASSED aider_polyglot_test") for p in plain
+    )
+    assert any(
+        "=== TEST EXECUTION COMPLETED ===" in p and p.rstrip().endswith("FAILED aider_polyglot_test") for p in plain
+    )
     assert any("=== SCORE REPORT ===" in p for p in plain)
     assert any("\x1b[" in log for log in logs)
 
@@ -252,7 +280,7 @@ def test_message_features(messages, marker):
 
 
 def test_long_think_blocks_and_observation_cap(messages):
-    thinks = [m[7: m.index("</think>")] for m in messages if m.startswith("<think>")]
+    thinks = [m[7 : m.index("</think>")] for m in messages if m.startswith("<think>")]
     assert max(map(len, thinks)) > 8000
     capped = [m for m in messages if "[... output limited to 10000 bytes;" in m]
     assert all(len(m.encode()) < 10600 for m in capped if m.startswith("New Terminal Output:"))
@@ -263,8 +291,18 @@ def test_hostile_trial(rows):
     assert hostile
     text = "".join(m["content"] for m in hostile[-1]["conversations"])
     assert "\x1b]52;c;" in hostile[-1]["verifier_output"]
-    for needle in ("[bold red]boom[/]", "[link=file:///etc/passwd]x[/link]", "\x1b]52;c;aGVsbG8=\x07", "\x1b]8;;",
-                   "\x1b[2J", "\x1b[5;10H", "\x07", "\x1bPtmux;", "\u202e", "\u200b"):
+    for needle in (
+        "[bold red]boom[/]",
+        "[link=file:///etc/passwd]x[/link]",
+        "\x1b]52;c;aGVsbG8=\x07",
+        "\x1b]8;;",
+        "\x1b[2J",
+        "\x1b[5;10H",
+        "\x07",
+        "\x1bPtmux;",
+        "\u202e",
+        "\u200b",
+    ):
         assert needle in text, repr(needle)
 
 

@@ -56,7 +56,12 @@ def test_parquet_round_trip_keeps_original_columns_labels_and_notes(sharded, tmp
     progress = []
     out = tmp_path / "out.parquet"
     rows = export_trials(
-        session, [gamma, beta], out, {beta: {"reward-hack", "bad-task"}}, {gamma: "look"}, progress=lambda f, m: progress.append(f)
+        session,
+        [gamma, beta],
+        out,
+        {beta: {"reward-hack", "bad-task"}},
+        {gamma: "look"},
+        progress=lambda f, m: progress.append(f),
     )
     assert rows == 5 and progress[-1] == 1.0
 
@@ -65,8 +70,11 @@ def test_parquet_round_trip_keeps_original_columns_labels_and_notes(sharded, tmp
     assert {"conversations", "score", "extra", "verifier_output", "episode"} <= set(table.column_names)
     got = table.to_pylist()
     assert [(r["trial_name"], r["episode"]) for r in got] == [
-        ("beta__1", "episode-0"), ("beta__1", "episode-1"), ("beta__1", "episode-2"),
-        ("gamma__1", "episode-0"), ("gamma__1", "episode-1"),
+        ("beta__1", "episode-0"),
+        ("beta__1", "episode-1"),
+        ("beta__1", "episode-2"),
+        ("gamma__1", "episode-0"),
+        ("gamma__1", "episode-1"),
     ]
     assert got[0]["extra"] == {"seed": 2, "tags": ["a", "b"]} and got[0]["score"] == 2
     assert [r["tracetui_labels"] for r in got] == [["bad-task", "reward-hack"]] * 3 + [[]] * 2
@@ -132,7 +140,9 @@ def test_jsonl_from_parquet_and_csv_flatten_what_they_must(sharded, tmp_path):
 
 def test_datasets_with_conflicting_column_types_export_together(tmp_path):
     first = write_parquet(tmp_path / "one.parquet", [{**r, "score": 1} for r in trial_rows("a", "a__1", 1, "1.0")])
-    second = write_parquet(tmp_path / "two.parquet", [{**r, "score": [1, 2]} for r in trial_rows("b", "b__1", 1, "0.0")])
+    second = write_parquet(
+        tmp_path / "two.parquet", [{**r, "score": [1, 2]} for r in trial_rows("b", "b__1", 1, "0.0")]
+    )
     session = session_of(first, second)
     out = tmp_path / "both.parquet"
     assert export_trials(session, range(len(session)), out) == 2
@@ -208,7 +218,9 @@ def test_export_and_labels_commands(sharded, tmp_path):
     lines = [json.loads(line) for line in (tmp_path / "hacks.jsonl").read_text().splitlines()]
     assert {line["trial_name"] for line in lines} == {"beta__1"} and lines[0]["tracetui_note"] == "deletes the tests"
 
-    done = tracetui("export", str(sharded), "--filter", "result=0.0", "--filter", "label=(noted)", "-o", str(tmp_path / "x.csv"))
+    done = tracetui(
+        "export", str(sharded), "--filter", "result=0.0", "--filter", "label=(noted)", "-o", str(tmp_path / "x.csv")
+    )
     assert done.returncode == 0 and done.stdout.startswith("exported 1 trial (3 rows)")
 
     listed = tracetui("labels", str(sharded), "--format", "json")
@@ -220,7 +232,10 @@ def test_export_and_labels_commands(sharded, tmp_path):
     table = tracetui("labels", str(sharded)).stdout.splitlines()
     assert table[0].split() == ["trial_name", "task", "model", "labels", "note", "updated"]
     assert table[1].startswith("beta__1") and "reward-hack" in table[1]
-    assert list(csv.DictReader(tracetui("labels", str(sharded), "--format", "csv").stdout.splitlines()))[1]["note"] == "flaky"
+    assert (
+        list(csv.DictReader(tracetui("labels", str(sharded), "--format", "csv").stdout.splitlines()))[1]["note"]
+        == "flaky"
+    )
 
 
 @pytest.mark.parametrize(

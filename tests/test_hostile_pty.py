@@ -29,9 +29,22 @@ FORBIDDEN = [b"\x1b]52", b"\x1b]8;", b"\x1bP", b"\x07", b"pwned-title", b"SE9TVE
 
 
 def hostile_rows() -> list[dict]:
-    prompt = "You are an AI assistant tasked with solving command-line tasks in a Linux environment.\n\nTask Description:\n" + PAYLOAD
-    reply = "<think>" + PAYLOAD + "</think>\n" + json.dumps(
-        {"analysis": PAYLOAD, "plan": PAYLOAD, "commands": [{"keystrokes": f"printf '{PAYLOAD}'\n", "duration": 0.1}], "task_complete": False}
+    prompt = (
+        "You are an AI assistant tasked with solving command-line tasks in a Linux environment.\n\nTask Description:\n"
+        + PAYLOAD
+    )
+    reply = (
+        "<think>"
+        + PAYLOAD
+        + "</think>\n"
+        + json.dumps(
+            {
+                "analysis": PAYLOAD,
+                "plan": PAYLOAD,
+                "commands": [{"keystrokes": f"printf '{PAYLOAD}'\n", "duration": 0.1}],
+                "task_complete": False,
+            }
+        )
     )
     conversation = [
         {"role": "user", "content": prompt},
@@ -39,7 +52,10 @@ def hostile_rows() -> list[dict]:
         {"role": "user", "content": "New Terminal Output:\n" + PAYLOAD * 3},
         {"role": "system", "content": PAYLOAD},
         {"role": "tool", "content": PAYLOAD},
-        {"role": "assistant", "content": f"<tool_call>\n{json.dumps({'name': 'bash_command', 'arguments': {'command': PAYLOAD}})}\n</tool_call>"},
+        {
+            "role": "assistant",
+            "content": f"<tool_call>\n{json.dumps({'name': 'bash_command', 'arguments': {'command': PAYLOAD}})}\n</tool_call>",
+        },
     ]
     return [
         {
@@ -51,7 +67,11 @@ def hostile_rows() -> list[dict]:
             "run_id": "run",
             "trial_name": "hostile__x" + DCS,
             "result": "0.0",
-            "verifier_output": "collected 1 item\n" + PAYLOAD + "\nFAILED ../tests/test_x.py::test_x - " + PAYLOAD + "\n=== 1 failed in 0.1s ===",
+            "verifier_output": "collected 1 item\n"
+            + PAYLOAD
+            + "\nFAILED ../tests/test_x.py::test_x - "
+            + PAYLOAD
+            + "\n=== 1 failed in 0.1s ===",
         }
     ]
 

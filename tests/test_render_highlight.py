@@ -23,13 +23,29 @@ def styled_words(text):
     return found
 
 
-@pytest.mark.parametrize("code, lang", [
-    ("x = 1\n", "python"), ("\n\nx\t= 1\n\n\n", "py"), ("fn main() {}\n", "rs"), ("int main(){}", "c"),
-    ("package main\n", "go"), ("const a = 1;\n", "js"), ("let a: number = 1\n", "ts"), ("echo hi\n", "sh"),
-    ('{"a": [1, 2]}\n', "json"), ("a: 1\n", "yaml"), ("[x]\na = 1\n", "toml"), ("all:\n\tcc x.c\n", "Makefile"),
-    ("FROM ubuntu\nRUN ls\n", "Dockerfile"), ("x\n", "text"), ("anything", "no-such-language"),
-    ("print(1)", "/app/solve.py"), ("", "python"), ("\t\t\n", "bash"),
-])
+@pytest.mark.parametrize(
+    "code, lang",
+    [
+        ("x = 1\n", "python"),
+        ("\n\nx\t= 1\n\n\n", "py"),
+        ("fn main() {}\n", "rs"),
+        ("int main(){}", "c"),
+        ("package main\n", "go"),
+        ("const a = 1;\n", "js"),
+        ("let a: number = 1\n", "ts"),
+        ("echo hi\n", "sh"),
+        ('{"a": [1, 2]}\n', "json"),
+        ("a: 1\n", "yaml"),
+        ("[x]\na = 1\n", "toml"),
+        ("all:\n\tcc x.c\n", "Makefile"),
+        ("FROM ubuntu\nRUN ls\n", "Dockerfile"),
+        ("x\n", "text"),
+        ("anything", "no-such-language"),
+        ("print(1)", "/app/solve.py"),
+        ("", "python"),
+        ("\t\t\n", "bash"),
+    ],
+)
 def test_plain_text_is_exactly_the_code(code, lang):
     assert highlight(code, lang).plain == code
 
@@ -133,8 +149,10 @@ def test_two_hundred_line_heredoc_styles_quickly():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(st.sampled_from(list("ab<>'\"\n\t -=EOF{}#$()`\\cat>pyPY")), max_size=120),
-       st.sampled_from([None, "bash", "python", "json", "rust", "c", "yaml", "nope", "Makefile", "diff"]))
+@given(
+    st.text(st.sampled_from(list("ab<>'\"\n\t -=EOF{}#$()`\\cat>pyPY")), max_size=120),
+    st.sampled_from([None, "bash", "python", "json", "rust", "c", "yaml", "nope", "Makefile", "diff"]),
+)
 def test_highlight_keeps_text_for_any_input(code, lang):
     assert highlight(code, lang).plain == code
     for start, end, _ in heredocs(code):

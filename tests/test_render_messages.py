@@ -22,8 +22,10 @@ CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u20
 
 
 def history(*pairs: tuple[str, str], restart_at: int = -1) -> list[Message]:
-    return [Message(role, content, episode=k // 2, index=k, restart=k == restart_at)
-            for k, (role, content) in enumerate(pairs)]
+    return [
+        Message(role, content, episode=k // 2, index=k, restart=k == restart_at)
+        for k, (role, content) in enumerate(pairs)
+    ]
 
 
 def golden(name: str, row: int = -1) -> list[Message]:
@@ -44,13 +46,17 @@ def check(blocks, i):
 
 def styles_at(styled, offset: int) -> list[Style]:
     """The styles of the spans over a character (the block's base style included)."""
-    return [Style.parse(s.style) if isinstance(s.style, str) else s.style
-            for s in styled.spans if s.start <= offset < s.end]
+    return [
+        Style.parse(s.style) if isinstance(s.style, str) else s.style for s in styled.spans if s.start <= offset < s.end
+    ]
 
 
 def colours_at(styled, offset: int) -> set[str]:
-    return {style.color.triplet.hex if style.color.triplet else f"ansi {style.color.number}"
-            for style in styles_at(styled, offset) if style.color}
+    return {
+        style.color.triplet.hex if style.color.triplet else f"ansi {style.color.number}"
+        for style in styles_at(styled, offset)
+        if style.color
+    }
 
 
 def texts(blocks) -> str:
@@ -85,8 +91,10 @@ def test_invalid_json_reply_is_shown_unparsed_with_the_harness_error_beneath():
 
 
 def test_prose_reply_flagged_by_the_harness_is_unparsed():
-    feedback = ("Previous response had parsing errors:\nERROR: No valid JSON found in response\n"
-                "WARNINGS: - No valid JSON object found\n\nPlease fix these issues and provide a proper JSON response.")
+    feedback = (
+        "Previous response had parsing errors:\nERROR: No valid JSON found in response\n"
+        "WARNINGS: - No valid JSON object found\n\nPlease fix these issues and provide a proper JSON response."
+    )
     hist = history(("user", "go"), ("assistant", "I will just do it."), ("user", feedback))
     text = [b.text for b in check(message_blocks(hist, 1), 1)]
     assert "⚠ unparsed reply" in text[0] and "I will just do it." in text
@@ -99,14 +107,17 @@ def test_reply_with_own_parse_error_and_no_harness_message():
     assert "⚠ unparsed reply" in text and "↳ parser: Invalid JSON: Expecting ',' delimiter" in text
 
 
-@pytest.mark.parametrize("name, i, badge", [
-    ("terminus-2_hello-world-invalid-json", 2, "⚠ parse error"),
-    ("terminus-2_hello-world-invalid-json", 6, "? completion check"),
-    ("terminus-2_hello-world-context-summarization", 1, "⇄ handoff"),
-    ("terminus-2_hello-world-context-summarization", 3, "⇄ handoff"),
-    ("terminus-2_hello-world-context-summarization.summarization-1-answers", 5, "⇄ handoff"),
-    ("terminus-2_hello-world-context-summarization.summarization-1-answers", 7, "⇄ handoff"),
-])
+@pytest.mark.parametrize(
+    "name, i, badge",
+    [
+        ("terminus-2_hello-world-invalid-json", 2, "⚠ parse error"),
+        ("terminus-2_hello-world-invalid-json", 6, "? completion check"),
+        ("terminus-2_hello-world-context-summarization", 1, "⇄ handoff"),
+        ("terminus-2_hello-world-context-summarization", 3, "⇄ handoff"),
+        ("terminus-2_hello-world-context-summarization.summarization-1-answers", 5, "⇄ handoff"),
+        ("terminus-2_hello-world-context-summarization.summarization-1-answers", 7, "⇄ handoff"),
+    ],
+)
 def test_harness_messages_get_badges(name, i, badge):
     header = message_blocks(golden(name), i)[0]
     assert badge in header.text
@@ -123,7 +134,9 @@ def test_restart_note_in_header():
 
 def test_think_folds_to_one_line_and_unfolds_whole():
     reasoning = "The task is straightforward. " + "More thoughts. " * 200
-    hist = history(("user", "go"), ("assistant", f"<think>{reasoning}</think>" + '{"analysis": "a", "plan": "p", "commands": []}'))
+    hist = history(
+        ("user", "go"), ("assistant", f"<think>{reasoning}</think>" + '{"analysis": "a", "plan": "p", "commands": []}')
+    )
     folded = check(message_blocks(hist, 1), 1)
     [think] = [b for b in folded if b.action == "think"]
     assert "\n" not in think.text and len(think.text) < 140
@@ -134,9 +147,16 @@ def test_think_folds_to_one_line_and_unfolds_whole():
 
 
 def test_actions_with_commands_keys_durations_and_completion():
-    action = {"analysis": "Look around.", "plan": "List, then stop.", "commands": [
-        {"keystrokes": "ls -la\n", "duration": 0.1}, {"keystrokes": "C-c", "duration": 1},
-        {"keystrokes": "vim x", "duration": 2.5}], "task_complete": True}
+    action = {
+        "analysis": "Look around.",
+        "plan": "List, then stop.",
+        "commands": [
+            {"keystrokes": "ls -la\n", "duration": 0.1},
+            {"keystrokes": "C-c", "duration": 1},
+            {"keystrokes": "vim x", "duration": 2.5},
+        ],
+        "task_complete": True,
+    }
     blocks = check(message_blocks(history(("user", "go"), ("assistant", json.dumps(action))), 1), 1)
     text = [b.text for b in blocks]
     assert "Analysis: Look around." in text and "Plan: List, then stop." in text
@@ -158,7 +178,9 @@ def test_heredoc_in_a_command_is_highlighted_in_its_language():
 
 def test_blocks_never_run_pygments(monkeypatch):
     calls = []
-    monkeypatch.setattr(msgs, "highlight", lambda code, lang: calls.append(lang) or __import__("rich.text").text.Text(code))
+    monkeypatch.setattr(
+        msgs, "highlight", lambda code, lang: calls.append(lang) or __import__("rich.text").text.Text(code)
+    )
     keystrokes = "cat > a.py <<EOF\nx = 1\nEOF\n"
     content = json.dumps({"analysis": "a", "plan": "p", "commands": [{"keystrokes": keystrokes, "duration": 1}]})
     blocks = message_blocks(history(("user", "```python\nx = 1\n```"), ("assistant", content)), 1)
@@ -170,9 +192,12 @@ def test_blocks_never_run_pygments(monkeypatch):
 
 
 def test_observation_terminal_block():
-    content = ("New Terminal Output:\n\nroot@x:/app# pytest\n\x1b[31mFAILED\x1b[0m test_a\n"
-               + "\n" * 38 + "first half\n[... output limited to 10000 bytes; 12345 interior bytes omitted ...]\n"
-               "second half\nroot@x:/app# ")
+    content = (
+        "New Terminal Output:\n\nroot@x:/app# pytest\n\x1b[31mFAILED\x1b[0m test_a\n"
+        + "\n" * 38
+        + "first half\n[... output limited to 10000 bytes; 12345 interior bytes omitted ...]\n"
+        "second half\nroot@x:/app# "
+    )
     blocks = check(message_blocks(history(("user", content)), 0), 0)
     [terminal] = [b for b in blocks if not b.wrap]
     lines = terminal.text.split("\n")
@@ -198,9 +223,11 @@ def test_prompt_collapses_the_template():
 
 
 def test_tool_calls_are_shown_with_code_arguments_highlighted():
-    content = ('Writing it.\n<tool_call>\n{"name": "str_replace_editor", "arguments": {"command": "create", '
-               '"path": "/app/solve.py", "file_text": "def f():\\n    return 1\\n"}}\n</tool_call>\n'
-               '<tool_call>{"name": "execute_bash", "arguments": {"command": "echo \\"hi\\" > /app/x"}}</tool_call>')
+    content = (
+        'Writing it.\n<tool_call>\n{"name": "str_replace_editor", "arguments": {"command": "create", '
+        '"path": "/app/solve.py", "file_text": "def f():\\n    return 1\\n"}}\n</tool_call>\n'
+        '<tool_call>{"name": "execute_bash", "arguments": {"command": "echo \\"hi\\" > /app/x"}}</tool_call>'
+    )
     blocks = check(message_blocks(history(("user", "go"), ("assistant", content)), 1), 1)
     text = [b.text for b in blocks]
     assert "⚙ str_replace_editor  command=create  path=/app/solve.py" in text
@@ -238,8 +265,12 @@ def test_markup_and_links_are_literal():
 
 def test_escape_sequences_never_reach_a_block():
     nasty = "a\x1b[2J\x1b]52;c;ZWNobw==\x07b\x1bPtmux;\x1b\x1b]0;t\x07\x1b\\c\u202eevil\u200bd\x9b31me\r\nf\x00"
-    for role, content in [("user", nasty), ("user", "New Terminal Output:\n" + nasty), ("assistant", nasty),
-                          ("assistant", json.dumps({"analysis": nasty, "plan": nasty, "commands": [{"keystrokes": nasty}]}))]:
+    for role, content in [
+        ("user", nasty),
+        ("user", "New Terminal Output:\n" + nasty),
+        ("assistant", nasty),
+        ("assistant", json.dumps({"analysis": nasty, "plan": nasty, "commands": [{"keystrokes": nasty}]})),
+    ]:
         blocks = check(message_blocks(history(("user", "x"), (role, content)), 1), 1)
         assert "\ufffd" in texts(blocks)
 
@@ -265,14 +296,32 @@ def test_one_megabyte_line_without_newline_is_cut():
     assert any(b.action == "expand" and "characters" in b.text for b in blocks)
 
 
-@pytest.mark.parametrize("role, content", [
-    ("assistant", json.dumps({"analysis": "a", "plan": "p", "commands": [
-        {"keystrokes": "cat > x.py << 'EOF'\n" + "print('hello world')  # comment\n" * 160_000 + "EOF\n", "duration": 1}]})),
-    ("assistant", "<think>" + "thinking hard. " * 350_000 + "</think>{}"),
-    ("user", "New Terminal Output:\n" + "\x1b[32mPASSED\x1b[0m tests/test_x.py::test_thing output\n" * 100_000),
-    ("user", "New Terminal Output:\n" + "y" * 5_000_000),
-    ("system", "word " * 1_000_000),
-])
+@pytest.mark.parametrize(
+    "role, content",
+    [
+        (
+            "assistant",
+            json.dumps(
+                {
+                    "analysis": "a",
+                    "plan": "p",
+                    "commands": [
+                        {
+                            "keystrokes": "cat > x.py << 'EOF'\n"
+                            + "print('hello world')  # comment\n" * 160_000
+                            + "EOF\n",
+                            "duration": 1,
+                        }
+                    ],
+                }
+            ),
+        ),
+        ("assistant", "<think>" + "thinking hard. " * 350_000 + "</think>{}"),
+        ("user", "New Terminal Output:\n" + "\x1b[32mPASSED\x1b[0m tests/test_x.py::test_thing output\n" * 100_000),
+        ("user", "New Terminal Output:\n" + "y" * 5_000_000),
+        ("system", "word " * 1_000_000),
+    ],
+)
 def test_five_megabyte_message_blocks_are_fast(role, content):
     assert len(content) >= 4_900_000
     hist = history(("user", "go"), (role, content))
@@ -291,11 +340,31 @@ def _timed(fn, *args):
 
 
 ROLES = st.sampled_from(["user", "assistant", "system", "tool", "", "\x1b[31m"])
-PIECES = st.sampled_from(["<think>", "</think>", '{"analysis": "a", "plan": "p", "commands": [{"keystrokes": "ls\\n"}]}',
-                          "```python\n", "```", "\n", "\n\n\n\n", "New Terminal Output:\n", "\x1b[31m", "\x1b]8;;x\x1b\\",
-                          "[... output limited to 10000 bytes; 5 interior bytes omitted ...]", "<tool_call>",
-                          "</tool_call>", '{"name": "execute_bash", "arguments": {"command": "ls"}}', "\t", "\r",
-                          "Previous response had parsing errors:\n", "cat > a.py <<EOF\n", "EOF\n", "[bold]", "\u202e"])
+PIECES = st.sampled_from(
+    [
+        "<think>",
+        "</think>",
+        '{"analysis": "a", "plan": "p", "commands": [{"keystrokes": "ls\\n"}]}',
+        "```python\n",
+        "```",
+        "\n",
+        "\n\n\n\n",
+        "New Terminal Output:\n",
+        "\x1b[31m",
+        "\x1b]8;;x\x1b\\",
+        "[... output limited to 10000 bytes; 5 interior bytes omitted ...]",
+        "<tool_call>",
+        "</tool_call>",
+        '{"name": "execute_bash", "arguments": {"command": "ls"}}',
+        "\t",
+        "\r",
+        "Previous response had parsing errors:\n",
+        "cat > a.py <<EOF\n",
+        "EOF\n",
+        "[bold]",
+        "\u202e",
+    ]
+)
 CONTENT = st.lists(st.one_of(PIECES, st.characters()), max_size=25).map("".join)
 
 

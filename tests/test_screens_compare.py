@@ -144,7 +144,13 @@ async def test_head_to_head_counts_filters_and_compare(runs):
         # shared tasks, sorted by A's pass rate minus B's, then by name
         assert [row.task for row in table.rows] == ["t1", "t4", "t3", "t7", "t2"]
         counts = {row.task: (row.a.trials, row.a.passed, row.b.trials, row.b.passed) for row in table.rows}
-        assert counts == {"t1": (2, 1, 2, 0), "t2": (1, 0, 1, 1), "t3": (2, 0, 1, 0), "t4": (1, 1, 2, 1), "t7": (1, 0, 1, 0)}
+        assert counts == {
+            "t1": (2, 1, 2, 0),
+            "t2": (1, 0, 1, 1),
+            "t3": (2, 0, 1, 0),
+            "t4": (1, 1, 2, 1),
+            "t7": (1, 0, 1, 0),
+        }
         lines = visible_lines(table)
         assert lines[0].split()[:4] == ["t1", "✔✘", "50%", "✘✘"] and "+50" in lines[0]
         summary = text_of(screen.query_one("#h2h-summary"))
@@ -181,7 +187,9 @@ async def test_head_to_head_counts_filters_and_compare(runs):
         assert [(row.task, row.a.passed, row.b.passed) for row in table.rows] == [("t5", 1, 0)]
         await pilot.press("f")
         await pilot.pause()
-    assert results == [FilterState({"task": frozenset({"t5"}), "model": frozenset({"m/a", "m/b"}), "dataset": frozenset({a})})]
+    assert results == [
+        FilterState({"task": frozenset({"t5"}), "model": frozenset({"m/a", "m/b"}), "dataset": frozenset({a})})
+    ]
 
 
 async def test_head_to_head_without_shared_tasks(runs):
@@ -290,7 +298,9 @@ async def test_triage_keys_open_stats_compare_and_head_to_head(tmp_path):
         from tracetui.data.compare import pick_counterpart
 
         order = list(screen.trial_list.order)
-        screen.trial_list.move_to(next(i for i, t in enumerate(order) if pick_counterpart(app.session, int(t)) is not None))
+        screen.trial_list.move_to(
+            next(i for i, t in enumerate(order) if pick_counterpart(app.session, int(t)) is not None)
+        )
         await pilot.pause()
         for key, kind in (("S", Stats), ("c", Compare), ("W", HeadToHead)):
             await pilot.press(key)

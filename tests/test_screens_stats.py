@@ -80,8 +80,11 @@ async def test_enter_on_a_matrix_cell_returns_its_filter(sources):
         assert view.has_focus
         await pilot.press(*["j"] * int(task), *["l"] * int(model))
         assert view.current_cell() == (
-            grid.rows[model], grid.columns[task], int(grid.trials[model, task]),
-            int(grid.passed[model, task]), int(grid.graded[model, task]),
+            grid.rows[model],
+            grid.columns[task],
+            int(grid.trials[model, task]),
+            int(grid.passed[model, task]),
+            int(grid.graded[model, task]),
         )
         rate = percent(grid.pass_rate[model, task])
         assert rate in visible_lines(view)[task] and rate in text_of(screen.query_one("#matrix-cell"))

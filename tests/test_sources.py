@@ -83,10 +83,20 @@ def test_hub_id_opens_offline_from_the_hf_cache(tmp_path):
 
 def test_hub_errors_offline_are_one_line(tmp_path):
     hf_home = tmp_path / "hf"
-    build_hub_cache(hf_home, "org/partial", {"data/train-00000-of-00001.parquet": b"PAR1" * 100}, broken=("data/train-00000-of-00001.parquet",))
+    build_hub_cache(
+        hf_home,
+        "org/partial",
+        {"data/train-00000-of-00001.parquet": b"PAR1" * 100},
+        broken=("data/train-00000-of-00001.parquet",),
+    )
     env = {**os.environ, "HF_HOME": str(hf_home), "HF_HUB_OFFLINE": "1"}
-    for source, message in (("org/never-downloaded", "not in the local Hugging Face cache"), ("org/partial", "interrupted download")):
-        done = subprocess.run([sys.executable, "-m", "tracetui", source], capture_output=True, text=True, env=env, timeout=120)
+    for source, message in (
+        ("org/never-downloaded", "not in the local Hugging Face cache"),
+        ("org/partial", "interrupted download"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "tracetui", source], capture_output=True, text=True, env=env, timeout=120
+        )
         assert done.returncode == 2
         assert done.stderr.count("\n") == 1 and message in done.stderr and "Traceback" not in done.stderr
 
@@ -99,7 +109,12 @@ def test_cli_bad_sources_exit_2_with_one_line(tmp_path):
         assert done.returncode == 2, done.stderr
         assert done.stderr.startswith("tracetui: ") and done.stderr.count("\n") == 1
         assert "Traceback" not in done.stderr
-    debug = subprocess.run([sys.executable, "-m", "tracetui", "--debug", str(tmp_path / "nope.parquet")], capture_output=True, text=True, timeout=120)
+    debug = subprocess.run(
+        [sys.executable, "-m", "tracetui", "--debug", str(tmp_path / "nope.parquet")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "Traceback" in debug.stderr
 
 
@@ -123,7 +138,9 @@ def test_local_layouts(tmp_path):
     with pa.OSFile(str(tmp_path / "arrow" / "data-00000-of-00001.arrow"), "wb") as sink:
         with pa.ipc.new_stream(sink, table.schema) as writer:
             writer.write_table(table)
-    (tmp_path / "arrow" / "state.json").write_text(json.dumps({"_data_files": [{"filename": "data-00000-of-00001.arrow"}]}))
+    (tmp_path / "arrow" / "state.json").write_text(
+        json.dumps({"_data_files": [{"filename": "data-00000-of-00001.arrow"}]})
+    )
     (tmp_path / "arrow" / "dataset_info.json").write_text("{}")
     assert len(open_session(prepare([SourceSpec(str(tmp_path / "arrow"))]))) == 2
     # JSON list of rows (the golden files) and JSON lines
@@ -145,15 +162,24 @@ def test_more_bad_sources(tmp_path):
     # a parquet file cut short in the middle (an interrupted copy)
     whole = write_parquet(tmp_path / "whole.parquet", trial_rows("a", "a__1", 3, "1.0")).read_bytes()
     (tmp_path / "truncated.parquet").write_bytes(whole[: len(whole) // 2])
-    done = subprocess.run([sys.executable, "-m", "tracetui", str(tmp_path / "truncated.parquet")], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "tracetui", str(tmp_path / "truncated.parquet")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2 and "not a readable parquet" in done.stderr and done.stderr.count("\n") == 1
     # invalid JSON is one line too; invalid UTF-8 inside JSON is not fatal
     (tmp_path / "broken.jsonl").write_text('{"conversations": [')
-    done = subprocess.run([sys.executable, "-m", "tracetui", str(tmp_path / "broken.jsonl")], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "tracetui", str(tmp_path / "broken.jsonl")], capture_output=True, text=True, timeout=120
+    )
     # (conversion happens in the app's worker: the last line, after the terminal is restored)
     last = re.split(r"\x1b\[[0-9;?<>$]*[a-zA-Z]", done.stderr)[-1]
     assert done.returncode == 2 and last.startswith("tracetui: broken.jsonl: invalid JSON") and last.count("\n") == 1
-    (tmp_path / "latin1.jsonl").write_bytes(b'{"conversations": [{"role": "user", "content": "caf\xe9"}], "task": "t"}\n')
+    (tmp_path / "latin1.jsonl").write_bytes(
+        b'{"conversations": [{"role": "user", "content": "caf\xe9"}], "task": "t"}\n'
+    )
     session = open_session(prepare([SourceSpec(str(tmp_path / "latin1.jsonl"))]))
     assert session.history(0).messages[0].content == "caf\ufffd"
 
@@ -174,7 +200,11 @@ def test_permission_denied_is_one_line(tmp_path, monkeypatch):
 def test_unreachable_hub_falls_back_to_the_cache(tmp_path):
     """Online mode, but the hub refuses connections (a closed loopback port): the cached snapshot opens."""
     hf_home = tmp_path / "hf"
-    build_hub_cache(hf_home, "org/cached", {"data/train-00000-of-00001.parquet": parquet_bytes(tmp_path, trial_rows("a", "a__1", 2, "1.0"))})
+    build_hub_cache(
+        hf_home,
+        "org/cached",
+        {"data/train-00000-of-00001.parquet": parquet_bytes(tmp_path, trial_rows("a", "a__1", 2, "1.0"))},
+    )
     env = {**os.environ, "HF_HOME": str(hf_home), "HF_ENDPOINT": "http://127.0.0.1:9", "HF_HUB_ETAG_TIMEOUT": "2"}
     env.pop("HF_HUB_OFFLINE", None)
     env.pop("HF_DATASETS_OFFLINE", None)
@@ -182,5 +212,7 @@ def test_unreachable_hub_falls_back_to_the_cache(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["org/cached", COMMIT, "1", "2"]
-    done = subprocess.run([sys.executable, "-m", "tracetui", "org/not-cached"], capture_output=True, text=True, env=env, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "tracetui", "org/not-cached"], capture_output=True, text=True, env=env, timeout=120
+    )
     assert done.returncode == 2 and "cannot reach the Hugging Face hub" in done.stderr and done.stderr.count("\n") == 1

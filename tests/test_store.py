@@ -199,7 +199,11 @@ def test_concurrent_writers_lose_nothing(tmp_path):
     records = store.all_for_dataset("ds")
     assert len(records) == 81
     assert store.labels(TrialKey("ds", "rev", "common", True)) == {"left", "right"}
-    assert all(store.labels(TrialKey("ds", "rev", f"{n}-{i}", True)) == {"shared"} for n in ("left", "right") for i in range(40))
+    assert all(
+        store.labels(TrialKey("ds", "rev", f"{n}-{i}", True)) == {"shared"}
+        for n in ("left", "right")
+        for i in range(40)
+    )
 
 
 def test_kill_9_right_after_saved_loses_nothing(tmp_path):
@@ -215,7 +219,7 @@ def test_kill_9_right_after_saved_loses_nothing(tmp_path):
         store.set_note(key, "saved before the kill")
         print("saved", flush=True)
         time.sleep(60)
-        """.replace('sys.argv[1]', repr(str(db)))
+        """.replace("sys.argv[1]", repr(str(db)))
     )
     try:
         assert proc.stdout.readline().strip() == "saved"

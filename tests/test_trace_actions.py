@@ -29,11 +29,15 @@ def test_invalid_json_reply_gets_the_harness_error_and_warnings():
     harness = conversation[2]["content"]
     assert f"ERROR: {reply.error}" in harness
     assert all(warning in harness for warning in reply.warnings)
-    assert reply.think == ("The task is straightforward - I need to create a single file with specific "
-                           "content. Using printf is more reliable than echo for exact content control.",)
+    assert reply.think == (
+        "The task is straightforward - I need to create a single file with specific "
+        "content. Using printf is more reliable than echo for exact content control.",
+    )
 
 
-@pytest.mark.parametrize("name", ["terminus-2_hello-world-invalid-json", "terminus-2_hello-world-context-summarization"])
+@pytest.mark.parametrize(
+    "name", ["terminus-2_hello-world-invalid-json", "terminus-2_hello-world-context-summarization"]
+)
 def test_golden_terminus_replies_parse(name):
     replies = [m["content"] for m in golden(name) if m["role"] == "assistant"]
     parsed = [parse_assistant(r) for r in replies if r.lstrip().startswith(("{", "<think>"))]
@@ -59,8 +63,12 @@ def test_openhands_tool_calls():
     assert edit.format == "tool_call" and edit.error is None
     [call] = edit.tool_calls
     assert call.name == "str_replace_editor"
-    assert call.arguments == {"command": "create", "path": "/app/hello.txt", "file_text": "Hello, world!",
-                              "security_risk": "LOW"}
+    assert call.arguments == {
+        "command": "create",
+        "path": "/app/hello.txt",
+        "file_text": "Hello, world!",
+        "security_risk": "LOW",
+    }
     assert edit.prose == "I edited the file /app/hello.txt."
     assert finish.tool_calls[0].name == "finish"
     assert finish.tool_calls[0].arguments["message"].startswith("Task complete.")
@@ -85,10 +93,14 @@ def test_json_wrapped_in_prose_keeps_the_prose():
 
 def test_json_errors_in_the_harness_words():
     assert parse_assistant('{"analysis": "a", "plan": "p" "commands": []}').error.startswith(
-        "Invalid JSON: Expecting ',' delimiter: line 1 column 31 (char 30) | Content: ")
-    assert parse_assistant('{"analysis": "a", "plan": "p", "commands": "ls"}').error == "Field 'commands' must be an array"
+        "Invalid JSON: Expecting ',' delimiter: line 1 column 31 (char 30) | Content: "
+    )
+    assert (
+        parse_assistant('{"analysis": "a", "plan": "p", "commands": "ls"}').error == "Field 'commands' must be an array"
+    )
     assert parse_assistant('{"analysis": "a", "plan": "p", "commands": [{"duration": 1}]}').error == (
-        "Command 1 missing required 'keystrokes' field")
+        "Command 1 missing required 'keystrokes' field"
+    )
     assert parse_assistant('{"analysis": "a", "plan": "p", "commands": ["ls"]}').error == "Command 1 must be an object"
 
 
@@ -100,9 +112,14 @@ def test_harness_auto_fix_of_a_missing_brace():
 
 
 def test_harness_warnings_and_task_complete_rules():
-    reply = parse_assistant('{"plan": "p", "analysis": "a", "commands": [{"keystrokes": "ls"}, {"keystrokes": "pwd\\n", "x": 1}], "task_complete": "true"}')
+    reply = parse_assistant(
+        '{"plan": "p", "analysis": "a", "commands": [{"keystrokes": "ls"}, {"keystrokes": "pwd\\n", "x": 1}], "task_complete": "true"}'
+    )
     assert reply.error is None and reply.task_complete
-    assert "Fields appear in wrong order. Found: plan → analysis → commands, expected: analysis → plan → commands" in reply.warnings
+    assert (
+        "Fields appear in wrong order. Found: plan → analysis → commands, expected: analysis → plan → commands"
+        in reply.warnings
+    )
     assert "Command 1: Missing duration field, using default 1.0" in reply.warnings
     assert "Command 2: Unknown fields: x" in reply.warnings
     assert any(w.startswith("Command 1 should end with newline") for w in reply.warnings)
@@ -116,8 +133,9 @@ def test_stray_closing_brace_is_auto_corrected_like_the_harness_does():
     # command object; its mixed-content fix then recovers the whole action, with a warning.
     reply = parse_assistant("oops } " + ACTION)
     assert reply.error is None and reply.commands == (Command("ls -la\n", 0.1),)
-    assert reply.warnings == ("AUTO-CORRECTED: Extracted JSON from mixed content - please fix this in "
-                              "future responses",)
+    assert reply.warnings == (
+        "AUTO-CORRECTED: Extracted JSON from mixed content - please fix this in future responses",
+    )
     assert reply.prose == "oops }"
 
 
@@ -151,7 +169,7 @@ def test_think_blocks():
 
 def test_labelled_prose_with_tool_calls():
     reply = parse_assistant(
-        'Analysis: The file is missing.\nPlan: Create it.\n<tool_call>\n'
+        "Analysis: The file is missing.\nPlan: Create it.\n<tool_call>\n"
         '{"name": "bash_command", "arguments": {"keystrokes": "touch a\\n", "duration": 0.5}}\n</tool_call>'
     )
     assert (reply.format, reply.analysis, reply.plan) == ("tool_call", "The file is missing.", "Create it.")
@@ -159,15 +177,28 @@ def test_labelled_prose_with_tool_calls():
 
 
 def test_tool_call_variants():
-    reply = parse_assistant('<tool_call>{"name": "execute_bash", "arguments": "{\\"command\\": \\"ls\\"}"}</tool_call>'
-                            "<tool_call>{broken")
+    reply = parse_assistant(
+        '<tool_call>{"name": "execute_bash", "arguments": "{\\"command\\": \\"ls\\"}"}</tool_call><tool_call>{broken'
+    )
     good, bad = reply.tool_calls
     assert good.arguments == {"command": "ls"}
     assert bad.error and bad.raw == "{broken" and reply.error == bad.error
 
 
-@pytest.mark.parametrize("keys, key", [("C-c", "C-c"), ("C-d\n", "C-d"), ("Escape", "Escape"), ("Enter", "Enter"),
-                                       ("M-x", "M-x"), ("ls\n", None), ("q", None), ("C-c C-c", None), ("", None)])
+@pytest.mark.parametrize(
+    "keys, key",
+    [
+        ("C-c", "C-c"),
+        ("C-d\n", "C-d"),
+        ("Escape", "Escape"),
+        ("Enter", "Enter"),
+        ("M-x", "M-x"),
+        ("ls\n", None),
+        ("q", None),
+        ("C-c C-c", None),
+        ("", None),
+    ],
+)
 def test_special_keys(keys, key):
     assert Command(keys, 0.1).key == key
 
@@ -179,8 +210,12 @@ def test_plain_prose_is_not_an_error():
 
 def test_five_megabyte_reply_parses_fast():
     heredoc = "cat > x.py << 'EOF'\n" + "print('hello world')\n" * 250_000 + "EOF\n"
-    content = "<think>" + "why " * 10_000 + "</think>" + json.dumps(
-        {"analysis": "a", "plan": "p", "commands": [{"keystrokes": heredoc, "duration": 1}]})
+    content = (
+        "<think>"
+        + "why " * 10_000
+        + "</think>"
+        + json.dumps({"analysis": "a", "plan": "p", "commands": [{"keystrokes": heredoc, "duration": 1}]})
+    )
     assert len(content) > 5_000_000
     start = time.process_time()
     reply = parse_assistant(content)
@@ -189,11 +224,42 @@ def test_five_megabyte_reply_parses_fast():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(st.sampled_from(['{', '}', '"', '\\', '[', ']', ':', ',', '\n', 'analysis', 'plan',
-                                          'commands', 'keystrokes', '<think>', '</think>', '<tool_call>',
-                                          '</tool_call>', '<response>', '<commands>', '<keystrokes>', 'true',
-                                          '"analysis": ', 'Analysis: ', 'Plan: ']), st.characters()),
-               max_size=60).map("".join))
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(
+                [
+                    "{",
+                    "}",
+                    '"',
+                    "\\",
+                    "[",
+                    "]",
+                    ":",
+                    ",",
+                    "\n",
+                    "analysis",
+                    "plan",
+                    "commands",
+                    "keystrokes",
+                    "<think>",
+                    "</think>",
+                    "<tool_call>",
+                    "</tool_call>",
+                    "<response>",
+                    "<commands>",
+                    "<keystrokes>",
+                    "true",
+                    '"analysis": ',
+                    "Analysis: ",
+                    "Plan: ",
+                ]
+            ),
+            st.characters(),
+        ),
+        max_size=60,
+    ).map("".join)
+)
 def test_parse_assistant_never_raises(content):
     reply = parse_assistant(content)
     assert reply.format in ("json", "xml", "tool_call", "prose")

@@ -19,24 +19,34 @@ def user_kinds(name: str) -> list[str]:
     return [classify_user(m["content"], first=i == 0).kind for i, m in enumerate(conversation) if m["role"] == "user"]
 
 
-@pytest.mark.parametrize("name, kinds", [
-    ("terminus-2_hello-world-invalid-json", ["prompt", "parse_error", "observation", "completion_check"]),
-    ("terminus-2_hello-world-context-summarization",
-     ["prompt", "handoff", "handoff", "observation", "observation", "completion_check"]),
-    ("terminus-2_hello-world-context-summarization.summarization-1-summary",
-     ["prompt", "observation", "observation", "handoff"]),
-    ("terminus-2_hello-world-context-summarization.summarization-1-questions", ["handoff"]),
-    ("terminus-2_hello-world-context-summarization.summarization-1-answers",
-     ["prompt", "observation", "observation", "handoff", "handoff"]),
-    ("openhands_hello-world", ["prompt", "plain", "plain", "plain", "plain"]),
-])
+@pytest.mark.parametrize(
+    "name, kinds",
+    [
+        ("terminus-2_hello-world-invalid-json", ["prompt", "parse_error", "observation", "completion_check"]),
+        (
+            "terminus-2_hello-world-context-summarization",
+            ["prompt", "handoff", "handoff", "observation", "observation", "completion_check"],
+        ),
+        (
+            "terminus-2_hello-world-context-summarization.summarization-1-summary",
+            ["prompt", "observation", "observation", "handoff"],
+        ),
+        ("terminus-2_hello-world-context-summarization.summarization-1-questions", ["handoff"]),
+        (
+            "terminus-2_hello-world-context-summarization.summarization-1-answers",
+            ["prompt", "observation", "observation", "handoff", "handoff"],
+        ),
+        ("openhands_hello-world", ["prompt", "plain", "plain", "plain", "plain"]),
+    ],
+)
 def test_golden_user_messages(name, kinds):
     assert user_kinds(name) == kinds
 
 
 def test_terminus_prompt_parts():
-    content = json.loads((GOLDEN / "terminus-2_hello-world-invalid-json.traces.json").read_text())[0][
-        "conversations"][0]["content"]
+    content = json.loads((GOLDEN / "terminus-2_hello-world-invalid-json.traces.json").read_text())[0]["conversations"][
+        0
+    ]["content"]
     message = classify_user(content, first=True)
     template, task, screen = message.parts
     assert template.kind == "template" and template.label == "terminus-2 prompt template"
@@ -48,8 +58,11 @@ def test_terminus_prompt_parts():
 
 
 def test_completion_check_follows_terminal_output():
-    message = classify_user("Current terminal state:\nNew Terminal Output:\n\nroot@x:/app# ls\nhello.txt\n\n"
-                            "Are you sure you want to mark the task as complete? This will trigger...", first=False)
+    message = classify_user(
+        "Current terminal state:\nNew Terminal Output:\n\nroot@x:/app# ls\nhello.txt\n\n"
+        "Are you sure you want to mark the task as complete? This will trigger...",
+        first=False,
+    )
     assert message.kind == "completion_check"
     screen, question = message.parts
     assert (screen.kind, screen.text) == ("terminal", "root@x:/app# ls\nhello.txt\n\n")
@@ -57,15 +70,27 @@ def test_completion_check_follows_terminal_output():
 
 
 def test_harness_messages():
-    assert classify_user("Previous response had parsing errors:\nERROR: No valid JSON found in response\n\n"
-                         "Please fix these issues and provide a proper JSON response.", False).kind == "parse_error"
-    warning = classify_user("Previous response had warnings:\nWARNINGS: - Extra text detected after JSON object\n\n"
-                            "New Terminal Output:\n\nroot@x:/app# ls\n", False)
+    assert (
+        classify_user(
+            "Previous response had parsing errors:\nERROR: No valid JSON found in response\n\n"
+            "Please fix these issues and provide a proper JSON response.",
+            False,
+        ).kind
+        == "parse_error"
+    )
+    warning = classify_user(
+        "Previous response had warnings:\nWARNINGS: - Extra text detected after JSON object\n\n"
+        "New Terminal Output:\n\nroot@x:/app# ls\n",
+        False,
+    )
     assert warning.kind == "warning"
     assert [p.kind for p in warning.parts] == ["harness", "terminal"]
     assert warning.parts[1].text == "root@x:/app# ls\n"
-    limit = classify_user("ERROR!! NONE of the actions you just requested were performed because you exceeded "
-                          "16384 tokens. Your outputs must be less than 16384 tokens.", False)
+    limit = classify_user(
+        "ERROR!! NONE of the actions you just requested were performed because you exceeded "
+        "16384 tokens. Your outputs must be less than 16384 tokens.",
+        False,
+    )
     assert limit.kind == "output_limit"
 
 
@@ -73,7 +98,9 @@ def test_timeout_message():
     message = classify_user(
         "Previous command:\ncat > a.py << 'EOF'\nprint(1)\nEOF\n\n\nThe previous command timed out after 2.0 seconds\n\n"
         "It is possible that the command is not yet finished executing.\n\n"
-        "Here is the current state of the terminal:\n\nroot@x:/app# sleep 10\n", False)
+        "Here is the current state of the terminal:\n\nroot@x:/app# sleep 10\n",
+        False,
+    )
     assert message.kind == "timeout"
     command, notice, screen = message.parts
     assert (command.kind, command.lang, command.text) == ("code", "bash", "cat > a.py << 'EOF'\nprint(1)\nEOF")
@@ -81,12 +108,15 @@ def test_timeout_message():
     assert (screen.kind, screen.text) == ("terminal", "root@x:/app# sleep 10\n")
 
 
-@pytest.mark.parametrize("opening", [
-    "You are picking up work from a previous AI agent on this task:",
-    "Here are the answers the other agent provided.",
-    "You are about to hand off your work to another AI agent.",
-    "The next agent has a few questions for you, please answer each of them one by one in detail:",
-])
+@pytest.mark.parametrize(
+    "opening",
+    [
+        "You are picking up work from a previous AI agent on this task:",
+        "Here are the answers the other agent provided.",
+        "You are about to hand off your work to another AI agent.",
+        "The next agent has a few questions for you, please answer each of them one by one in detail:",
+    ],
+)
 def test_summarization_prompts_are_handoffs(opening):
     assert classify_user(f"{opening}\n\nmore text", first=False).kind == "handoff"
     assert classify_user(f"{opening}\n\nmore text", first=True).kind == "handoff"
@@ -108,13 +138,30 @@ def test_big_observation_is_classified_by_its_head():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(st.sampled_from(["Task Description:\n", "Current terminal state:\n", "New Terminal Output:\n",
-                                           "Are you sure you want to mark the task as complete?",
-                                           "Previous command:\n", "The previous command timed out after 3 seconds",
-                                           "Here is the current state of the terminal:\n",
-                                           "Previous response had warnings:", "**Current Terminal Screen:**\n",
-                                           "You are picking up work from a previous AI agent", "\n"]),
-                          st.characters()), max_size=30).map("".join), st.booleans())
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(
+                [
+                    "Task Description:\n",
+                    "Current terminal state:\n",
+                    "New Terminal Output:\n",
+                    "Are you sure you want to mark the task as complete?",
+                    "Previous command:\n",
+                    "The previous command timed out after 3 seconds",
+                    "Here is the current state of the terminal:\n",
+                    "Previous response had warnings:",
+                    "**Current Terminal Screen:**\n",
+                    "You are picking up work from a previous AI agent",
+                    "\n",
+                ]
+            ),
+            st.characters(),
+        ),
+        max_size=30,
+    ).map("".join),
+    st.booleans(),
+)
 def test_classify_user_never_raises(content, first):
     message = classify_user(content, first)
     assert message.kind in KINDS and message.parts

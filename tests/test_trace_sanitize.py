@@ -62,9 +62,30 @@ def test_carriage_returns_show_what_a_terminal_shows():
     assert sanitize("a\rb\r\nc") == "b\nc"
 
 
-@pytest.mark.parametrize("char", ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067",
-                                  "\u2068", "\u2069", "\u200e", "\u200f", "\u061c", "\u200b", "\u200c",
-                                  "\u200d", "\u2060", "\ufeff", "\u2028", "\u2029"])
+@pytest.mark.parametrize(
+    "char",
+    [
+        "\u202a",
+        "\u202b",
+        "\u202c",
+        "\u202d",
+        "\u202e",
+        "\u2066",
+        "\u2067",
+        "\u2068",
+        "\u2069",
+        "\u200e",
+        "\u200f",
+        "\u061c",
+        "\u200b",
+        "\u200c",
+        "\u200d",
+        "\u2060",
+        "\ufeff",
+        "\u2028",
+        "\u2029",
+    ],
+)
 def test_bidi_and_zero_width_characters_become_visible(char):
     assert sanitize(f"ab{char}cd") == "ab\ufffdcd"
     assert ansi_text(f"\x1b[31mab{char}cd").plain == "ab\ufffdcd"
@@ -93,7 +114,9 @@ def test_sanitize_is_linear_on_pathological_input():
     for name, unit in PATHOLOGICAL.items():
         small = unit * (250_000 // len(unit) + 1)
         large = small * 4
-        ratio = min(_timed(sanitize, large) for _ in range(3)) / max(min(_timed(sanitize, small) for _ in range(3)), 1e-4)
+        ratio = min(_timed(sanitize, large) for _ in range(3)) / max(
+            min(_timed(sanitize, small) for _ in range(3)), 1e-4
+        )
         assert ratio < 8, (name, ratio)
 
 
@@ -107,13 +130,13 @@ def _timed(fn, arg):
 def test_ansi_text_keeps_sgr_colours_and_attributes():
     text = ansi_text("plain \x1b[31mred\x1b[0m \x1b[1;4mbold\x1b[22m under\x1b[0m \x1b[38;5;208mo\x1b[48;2;1;2;3mb")
     assert text.plain == "plain red bold under o" + "b"
-    styles = {text.plain[s.start:s.end]: s.style for s in text.spans}
+    styles = {text.plain[s.start : s.end]: s.style for s in text.spans}
     assert styles["red"].color.number == 1
     assert styles["bold"].bold and styles["bold"].underline
     assert styles[" under"].underline and not styles[" under"].bold
     assert styles["o"].color.number == 208
     assert styles["b"].bgcolor.triplet == (1, 2, 3)
-    assert not any(s.style.bold for s in text.spans if text.plain[s.start:s.end] == "plain ")
+    assert not any(s.style.bold for s in text.spans if text.plain[s.start : s.end] == "plain ")
 
 
 def test_ansi_text_never_makes_links_or_reads_markup():
@@ -128,7 +151,7 @@ def test_ansi_text_applies_carriage_returns_and_tabs_like_sanitize():
     raw = "ab\x1b[31mcd\ref\x1b[0mgh\tx\r\n\x1b[32m\tgreen\x1b[0m"
     text = ansi_text(raw)
     assert text.plain == sanitize(raw) == "efgh    x\n        green"
-    green = [s for s in text.spans if text.plain[s.start:s.end].strip() == "green"]
+    green = [s for s in text.spans if text.plain[s.start : s.end].strip() == "green"]
     assert green and green[0].style.color.number == 2
 
 

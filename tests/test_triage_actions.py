@@ -111,7 +111,7 @@ async def test_export_from_the_ui_reopens(sources, tmp_path):
 async def test_pager_runs_through_suspend(sources, tmp_path, monkeypatch):
     seen = tmp_path / "seen.txt"
     script = tmp_path / "pager.sh"
-    script.write_text(f"#!/bin/sh\ncat \"$1\" > {seen}\n")
+    script.write_text(f'#!/bin/sh\ncat "$1" > {seen}\n')
     script.chmod(0o755)
     monkeypatch.setenv("PAGER", str(script))
     app = make_app(sources)

@@ -21,7 +21,9 @@ LOG = """collected 3 items
 
 def log(results: dict[str, bool]) -> str:
     marks = "".join("." if ok else "F" for ok in results.values())
-    lines = "\n".join(f"{'PASSED' if ok else 'FAILED'} ../tests/test_outputs.py::{name}" for name, ok in results.items())
+    lines = "\n".join(
+        f"{'PASSED' if ok else 'FAILED'} ../tests/test_outputs.py::{name}" for name, ok in results.items()
+    )
     failed = sum(not ok for ok in results.values())
     passed = len(results) - failed
     summary = ", ".join(p for p in (f"{failed} failed" if failed else "", f"{passed} passed" if passed else "") if p)

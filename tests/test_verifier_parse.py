@@ -49,6 +49,7 @@ def check_invariants(r: VerifierReport, text: str) -> None:
 
 # ------------------------------------------------------------------------------ no log at all
 
+
 @pytest.mark.parametrize("text", [None, "", "\n\n", "   \r\n\t"])
 def test_no_log(text):
     r = parse_verifier(text)
@@ -74,6 +75,7 @@ def test_guard_returns_a_report_when_a_parser_breaks(monkeypatch):
 
 
 # --------------------------------------------------------------------------------- pytest -rA
+
 
 def test_terminal_bench_pytest_rA():
     text = load("tb_pytest_rA.txt")
@@ -218,8 +220,7 @@ def test_pytest_xdist_lines():
 [gw1] [100%] FAILED tests/test_a.py::test_two
 ==== 1 failed, 1 passed in 0.40s ===="""
     r = parse_verifier(text)
-    assert [(t.name, t.status, t.line) for t in r.tests] == [
-        ("test_one", "passed", 0), ("test_two", "failed", 1)]
+    assert [(t.name, t.status, t.line) for t in r.tests] == [("test_one", "passed", 0), ("test_two", "failed", 1)]
 
 
 def test_pytest_native_traceback_assertion():
@@ -252,6 +253,7 @@ def test_truncated_before_any_result():
 
 
 # ------------------------------------------------------------------------------ aider polyglot
+
 
 def test_aider_python():
     text = load("aider_python.txt")
@@ -294,10 +296,10 @@ def test_aider_jest():
         ("Not possible to reach the goal, start with bucket one", "failed", 23),
         ("With the same buckets but a different goal, then it is possible", "skipped", 24),
     ]
-    assert r.tests[1].nodeid == ("TwoBucket › Measure using bucket one of size 3 and bucket two of size 5"
-                                 " › start with bucket two")
-    assert r.failed_tests == ("start with bucket two",
-                              "Not possible to reach the goal, start with bucket one")
+    assert r.tests[1].nodeid == (
+        "TwoBucket › Measure using bucket one of size 3 and bucket two of size 5 › start with bucket two"
+    )
+    assert r.failed_tests == ("start with bucket two", "Not possible to reach the goal, start with bucket one")
     first, second = r.failures
     assert (first.line, first.end) == (26, 42) and lines[26].lstrip().startswith("● TwoBucket")
     assert first.assertion == "expect(received).toEqual(expected) // deep equality; Expected: 8; Received: 6"
@@ -315,9 +317,13 @@ def test_jest_suite_failed_to_run():
 
 def test_jest_summary_of_all_failing_tests_does_not_duplicate_failures():
     section = "  ● Stack › pops\n\n    expect(received).toBe(expected) // Object.is equality\n\n"
-    text = ("FAIL ./stack.spec.js\n  Stack\n    ✕ pops (2 ms)\n\n" + section
-            + "Summary of all failing tests\nFAIL ./stack.spec.js\n" + section
-            + "Tests:       1 failed, 1 total\n")
+    text = (
+        "FAIL ./stack.spec.js\n  Stack\n    ✕ pops (2 ms)\n\n"
+        + section
+        + "Summary of all failing tests\nFAIL ./stack.spec.js\n"
+        + section
+        + "Tests:       1 failed, 1 total\n"
+    )
     r = parse_verifier(text)
     assert [f.line for f in r.failures] == [4] and r.failed_tests == ("pops",)
 
@@ -447,16 +453,19 @@ def test_aider_cpp_catch2():
     words, case = r.failures
     assert words.test == "forth -- user-defined words: can consist of built-in words"
     assert (words.line, words.end) == (19, 29) and lines[words.line].startswith("-----")
-    assert words.assertion == ('REQUIRE( expected == forth.evaluate({": dup-twice dup dup ;",'
-                               ' "1 dup-twice"}) ) with expansion: { 1, 1, 1 } == { 1 }')
+    assert words.assertion == (
+        'REQUIRE( expected == forth.evaluate({": dup-twice dup dup ;",'
+        ' "1 dup-twice"}) ) with expansion: { 1, 1, 1 } == { 1 }'
+    )
     assert case.assertion == "due to unexpected exception with message: unknown word"
     assert r.failed_tests == (words.test, case.test)
     assert r.noise == ((1, 15),)  # cmake configure and make progress
 
 
 def test_catch2_all_passed():
-    r = parse_verifier("[100%] Built target forth\n" + "=" * 79
-                       + "\nAll tests passed (52 assertions in 46 test cases)\n")
+    r = parse_verifier(
+        "[100%] Built target forth\n" + "=" * 79 + "\nAll tests passed (52 assertions in 46 test cases)\n"
+    )
     assert r.runner == "ctest" and counts(r) == (46, 0, 0, 0) and r.failures == ()
 
 
@@ -465,7 +474,10 @@ def test_ctest():
     assert r.runner == "ctest" and counts(r) == (1, 2, 0, 0)
     assert r.summary == "33% tests passed, 2 tests failed out of 3"
     assert [(t.name, t.status, t.line) for t in r.tests] == [
-        ("parser_test", "passed", 2), ("eval_test", "failed", 4), ("fuzz_test", "failed", 7)]
+        ("parser_test", "passed", 2),
+        ("eval_test", "failed", 4),
+        ("fuzz_test", "failed", 7),
+    ]
     eval_, fuzz = r.failures
     assert (eval_.line, eval_.end, eval_.assertion) == (4, 6, "eval_test.cpp:31: expected 7 but got 12")
     assert fuzz.assertion == "Exception: SegFault"
@@ -497,20 +509,22 @@ def test_the_runner_whose_summary_comes_last_wins():
     r = parse_verifier(pytest_first)
     assert r.runner == "cargo" and counts(r) == (2, 1, 0, 1)
     # captured output inside a pytest failure does not take over the report
-    nested = ("=================================== FAILURES ===================================\n"
-              "___ test_cargo_suite ___\n" + cargo + "\n==== 1 failed, 4 passed in 9.00s ====")
+    nested = (
+        "=================================== FAILURES ===================================\n"
+        "___ test_cargo_suite ___\n" + cargo + "\n==== 1 failed, 4 passed in 9.00s ===="
+    )
     r = parse_verifier(nested)
     assert r.runner == "pytest" and counts(r) == (4, 1, 0, 0) and r.failed_tests == ("test_cargo_suite",)
 
 
 # ------------------------------------------------------------------- graded, unittest, unknown
 
+
 def test_graded_score_report():
     r = parse_verifier(load("graded.txt"))
     assert r.runner == "graded" and r.total is None
     assert r.score["score"] == 0.61
-    assert r.score["checks"]["max_drawdown"] == {"passed": False, "weight": 0.39,
-                                                  "detail": "expected -0.21, got -0.35"}
+    assert r.score["checks"]["max_drawdown"] == {"passed": False, "weight": 0.39, "detail": "expected -0.21, got -0.35"}
     assert r.short() == "score 0.61"
 
 
@@ -529,7 +543,11 @@ def test_unittest():
     assert r.runner == "unknown" and counts(r) == (1, 1, 1, 1)
     assert r.summary == "FAILED (failures=1, errors=1, skipped=1)"
     assert [(t.name, t.status) for t in r.tests] == [
-        ("test_add", "passed"), ("test_div", "error"), ("test_sub", "failed"), ("test_pow", "skipped")]
+        ("test_add", "passed"),
+        ("test_div", "error"),
+        ("test_sub", "failed"),
+        ("test_pow", "skipped"),
+    ]
     div, sub = r.failures
     assert (div.line, div.assertion) == (5, "ZeroDivisionError: division by zero")
     assert (sub.line, sub.end, sub.assertion) == (17, 24, "AssertionError: 4 != 2")
@@ -540,11 +558,14 @@ def test_unittest_ok():
     assert counts(r) == (4, 0, 0, 0) and r.summary == "OK"
 
 
-@pytest.mark.parametrize(("text", "expected", "summary"), [
-    ("Running checks...\nResults: 5 passed, 2 failed\nbye", (5, 2, 0, 0), "Results: 5 passed, 2 failed"),
-    ("check a\ncheck b\n3/4 tests passed", (3, 1, 0, 0), "3/4 tests passed"),
-    ("vitest\n      Tests  1 failed | 5 passed (6)\n", (5, 1, 0, 0), "Tests  1 failed | 5 passed (6)"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected", "summary"),
+    [
+        ("Running checks...\nResults: 5 passed, 2 failed\nbye", (5, 2, 0, 0), "Results: 5 passed, 2 failed"),
+        ("check a\ncheck b\n3/4 tests passed", (3, 1, 0, 0), "3/4 tests passed"),
+        ("vitest\n      Tests  1 failed | 5 passed (6)\n", (5, 1, 0, 0), "Tests  1 failed | 5 passed (6)"),
+    ],
+)
 def test_unknown_runner_fallback(text, expected, summary):
     r = parse_verifier(text)
     assert r.runner == "unknown" and counts(r) == expected and r.summary == summary
@@ -586,8 +607,10 @@ def test_colour_and_crlf_do_not_change_the_report(name):
 
 
 def test_pytest_coloured_summary_line():
-    text = ("\x1b[31m========================= \x1b[31m\x1b[1m1 failed\x1b[0m, \x1b[32m2 passed\x1b[0m"
-            "\x1b[31m in 0.09s\x1b[0m\x1b[31m ==========================\x1b[0m")
+    text = (
+        "\x1b[31m========================= \x1b[31m\x1b[1m1 failed\x1b[0m, \x1b[32m2 passed\x1b[0m"
+        "\x1b[31m in 0.09s\x1b[0m\x1b[31m ==========================\x1b[0m"
+    )
     r = parse_verifier(text)
     assert counts(r) == (2, 1, 0, 0) and r.summary == "1 failed, 2 passed in 0.09s"
 
@@ -602,17 +625,23 @@ ______________________________ test_greet[日本語] ___________________________
 E   AssertionError: assert 'こんにちは' == 'さようなら'
 ==== 1 failed, 2 passed in 0.01s ===="""
     r = parse_verifier(text)
-    assert [t.name for t in r.tests] == [
-        "test_greet[héllo-wörld]", "test_greet[日本語]", "test_emoji[🎉]"]
+    assert [t.name for t in r.tests] == ["test_greet[héllo-wörld]", "test_greet[日本語]", "test_emoji[🎉]"]
     assert r.failed_tests == ("test_greet[日本語]",)
     assert r.failures[0].assertion == "AssertionError: assert 'こんにちは' == 'さようなら'"
 
 
 def test_long_failure_excerpt_is_capped_around_the_assertion():
     frames = [f"/app/mod.py:{k}: in f{k}\n    return f{k + 1}()" for k in range(100)]
-    text = ("=================================== FAILURES ===================================\n"
-            "___ test_deep ___\n" + "\n".join(frames) + "\nE   RecursionError: too deep " + "x" * 2000
-            + "\n" + "\n".join(f"captured line {k}" for k in range(60)) + "\n==== 1 failed in 1.00s ====")
+    text = (
+        "=================================== FAILURES ===================================\n"
+        "___ test_deep ___\n"
+        + "\n".join(frames)
+        + "\nE   RecursionError: too deep "
+        + "x" * 2000
+        + "\n"
+        + "\n".join(f"captured line {k}" for k in range(60))
+        + "\n==== 1 failed in 1.00s ===="
+    )
     lines = text.split("\n")
     (f,) = parse_verifier(text).failures
     excerpt = f.excerpt.split("\n")
@@ -624,20 +653,36 @@ def test_long_failure_excerpt_is_capped_around_the_assertion():
     assert (f.line, f.end) == (1, len(lines) - 1)
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("Collecting numpy\nDownloading numpy-2.1.whl (16 MB)\nInstalling collected packages: numpy\n"
-     "Successfully installed numpy-2.1.0\nreal output", ((0, 4),)),
-    ("Resolved 12 packages in 150ms\nPrepared 3 packages in 1.2s\nInstalled 12 packages in 20ms\n"
-     " + numpy==2.1.0\n + pytest==8.4.1\n", ((0, 5),)),
-    ("Get:1 http://x a [1 kB]\n\nGet:2 http://x b [2 kB]\n\n\nreal\n", ()),  # two noise lines only
-    ("real\nGet:1 http://x a [1 kB]\nGet:2 http://x b [2 kB]\n\nGet:3 http://x c [2 kB]\n\nreal",
-     ((1, 5),)),  # blank lines inside a run belong to it, not at its edges
-    ("npm WARN deprecated a@1\nnpm WARN deprecated b@2\nadded 10 packages in 2s\n", ((0, 3),)),
-    ("go: downloading golang.org/x/text v0.3.0\ngo: downloading a v1\ngo: downloading b v2\n=== RUN   TestX",
-     ((0, 3),)),
-    ("Downloading https://services.gradle.org/gradle-8.7-bin.zip\n...........10%..........20%\n"
-     "Unzipping /root/.gradle/wrapper/dists/gradle-8.7-bin.zip\n", ((0, 3),)),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Collecting numpy\nDownloading numpy-2.1.whl (16 MB)\nInstalling collected packages: numpy\n"
+            "Successfully installed numpy-2.1.0\nreal output",
+            ((0, 4),),
+        ),
+        (
+            "Resolved 12 packages in 150ms\nPrepared 3 packages in 1.2s\nInstalled 12 packages in 20ms\n"
+            " + numpy==2.1.0\n + pytest==8.4.1\n",
+            ((0, 5),),
+        ),
+        ("Get:1 http://x a [1 kB]\n\nGet:2 http://x b [2 kB]\n\n\nreal\n", ()),  # two noise lines only
+        (
+            "real\nGet:1 http://x a [1 kB]\nGet:2 http://x b [2 kB]\n\nGet:3 http://x c [2 kB]\n\nreal",
+            ((1, 5),),
+        ),  # blank lines inside a run belong to it, not at its edges
+        ("npm WARN deprecated a@1\nnpm WARN deprecated b@2\nadded 10 packages in 2s\n", ((0, 3),)),
+        (
+            "go: downloading golang.org/x/text v0.3.0\ngo: downloading a v1\ngo: downloading b v2\n=== RUN   TestX",
+            ((0, 3),),
+        ),
+        (
+            "Downloading https://services.gradle.org/gradle-8.7-bin.zip\n...........10%..........20%\n"
+            "Unzipping /root/.gradle/wrapper/dists/gradle-8.7-bin.zip\n",
+            ((0, 3),),
+        ),
+    ],
+)
 def test_noise_ranges(text, expected):
     assert parse_verifier(text).noise == expected
 
@@ -650,20 +695,24 @@ def test_apt_package_lists_stay_inside_the_run():
 
 # ------------------------------------------------------------------------------------ strip_ansi
 
-@pytest.mark.parametrize(("raw", "clean"), [
-    ("\x1b[1;31mred\x1b[0m", "red"),
-    ("\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", "link"),  # OSC 8 hyperlink, ST terminated
-    ("\x1b]0;title\x07text", "text"),  # OSC, BEL terminated
-    ("\x1bP1$r0m\x1b\\after", "after"),  # DCS
-    ("\x1b(Bascii\x1bM", "ascii"),  # charset selection, reverse index
-    ("\x9b31mC1\x85", "C1"),  # 8-bit CSI and another C1 control
-    ("a\x1b[3", "a"),  # cut mid-sequence
-    ("crlf\r\nline", "crlf\nline"),
-    ("tab\tkept\x00\x07\x08", "tab\tkept"),
-    ("\x1b[31\nnext", "\nnext"),  # an unterminated sequence stops at the newline
-    ("\x1b]0;no end\nnext", "\nnext"),
-    ("\x1b", ""),
-])
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        ("\x1b[1;31mred\x1b[0m", "red"),
+        ("\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", "link"),  # OSC 8 hyperlink, ST terminated
+        ("\x1b]0;title\x07text", "text"),  # OSC, BEL terminated
+        ("\x1bP1$r0m\x1b\\after", "after"),  # DCS
+        ("\x1b(Bascii\x1bM", "ascii"),  # charset selection, reverse index
+        ("\x9b31mC1\x85", "C1"),  # 8-bit CSI and another C1 control
+        ("a\x1b[3", "a"),  # cut mid-sequence
+        ("crlf\r\nline", "crlf\nline"),
+        ("tab\tkept\x00\x07\x08", "tab\tkept"),
+        ("\x1b[31\nnext", "\nnext"),  # an unterminated sequence stops at the newline
+        ("\x1b]0;no end\nnext", "\nnext"),
+        ("\x1b", ""),
+    ],
+)
 def test_strip_ansi(raw, clean):
     assert strip_ansi(raw) == clean
 
@@ -678,6 +727,7 @@ def test_strip_ansi_properties(text):
 
 
 # ---------------------------------------------------------------------------------- big logs
+
 
 def test_twenty_megabyte_log():
     """Behaviour on a 20 MB log (the time is measured elsewhere, not asserted here)."""
@@ -736,14 +786,47 @@ def test_hostile_numbers_are_read_as_numbers():
 # ------------------------------------------------------------------------------------ fuzzing
 
 EXTRA_LINES = [
-    "\x1b[31mFAILED\x1b[0m", "=" * 30, "_" * 10 + " test_x " + "_" * 10, "E   ", "E", "---- ",
-    "---- x stdout ----", "test result: ok. 1 passed; 0 failed; 0 ignored", "=== RUN", "--- FAIL: ",
-    "  ●", "  ● ", "✓", "    ✕ ", "FAIL\tpkg [build failed]", "# pkg", "panic: boom", "{", "}",
-    '{"score": 1', '{"score": true}', '{"reward": 0.5}', "Exit code: -1", "Exit code: x",
-    "x > y() FAILED", "> Task :compileJava FAILED", "1/1 Test #1: t ....***Failed  0.1 sec",
-    "-" * 79, "." * 79, "test cases: 1 | 1 failed", "Ran 1 test in 0.0s", "FAILED (failures=1)",
-    "thread 'x' panicked at 'oops", "thread 'x' panicked at a.rs:1:1:", "error: could not compile `x`",
-    "Tests: 1 failed, 1 total", "FAIL a.spec.js", "\r", "\x00", "\udcff", "🎉" * 3,
+    "\x1b[31mFAILED\x1b[0m",
+    "=" * 30,
+    "_" * 10 + " test_x " + "_" * 10,
+    "E   ",
+    "E",
+    "---- ",
+    "---- x stdout ----",
+    "test result: ok. 1 passed; 0 failed; 0 ignored",
+    "=== RUN",
+    "--- FAIL: ",
+    "  ●",
+    "  ● ",
+    "✓",
+    "    ✕ ",
+    "FAIL\tpkg [build failed]",
+    "# pkg",
+    "panic: boom",
+    "{",
+    "}",
+    '{"score": 1',
+    '{"score": true}',
+    '{"reward": 0.5}',
+    "Exit code: -1",
+    "Exit code: x",
+    "x > y() FAILED",
+    "> Task :compileJava FAILED",
+    "1/1 Test #1: t ....***Failed  0.1 sec",
+    "-" * 79,
+    "." * 79,
+    "test cases: 1 | 1 failed",
+    "Ran 1 test in 0.0s",
+    "FAILED (failures=1)",
+    "thread 'x' panicked at 'oops",
+    "thread 'x' panicked at a.rs:1:1:",
+    "error: could not compile `x`",
+    "Tests: 1 failed, 1 total",
+    "FAIL a.spec.js",
+    "\r",
+    "\x00",
+    "\udcff",
+    "🎉" * 3,
 ]
 REAL_LINES = sorted({line for name in FIXTURE_NAMES for line in load(name).split("\n")} | set(EXTRA_LINES))
 ANSI_BITS = st.sampled_from(["\x1b[31m", "\x1b[0m", "\x1b]8;;x\x1b\\", "\x1b", "\x9b", "\r", "\x1b[", "\x07"])

@@ -71,10 +71,18 @@ def open_parser() -> argparse.ArgumentParser:
     parser.add_argument("sources", nargs="+", metavar="SOURCE", help="hub id, hf:// path, file or folder")
     _source_options(parser)
     _view_options(parser)
-    parser.add_argument("--no-download", action="store_true",
-                        help="read hub datasets over HTTP only, never downloading them (for datasets larger than the disk)")
-    parser.add_argument("--cache-size", type=parse_size, default=None, metavar="SIZE",
-                        help="disk kept for row groups read from the hub, e.g. 500M or 4G (default: 2G)")
+    parser.add_argument(
+        "--no-download",
+        action="store_true",
+        help="read hub datasets over HTTP only, never downloading them (for datasets larger than the disk)",
+    )
+    parser.add_argument(
+        "--cache-size",
+        type=parse_size,
+        default=None,
+        metavar="SIZE",
+        help="disk kept for row groups read from the hub, e.g. 500M or 4G (default: 2G)",
+    )
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     parser.add_argument("--version", action="version", version=f"tracetui {__version__}")
     return parser

@@ -69,7 +69,9 @@ def _save(text: str, suffix: str) -> Path:
     folder = cache_dir() / "copied"
     folder.mkdir(parents=True, exist_ok=True)
     prefix = time.strftime("copy-%Y%m%d-%H%M%S-")
-    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=folder, prefix=prefix, suffix=suffix, delete=False) as file:
+    with tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", dir=folder, prefix=prefix, suffix=suffix, delete=False
+    ) as file:
         file.write(text)
     return Path(file.name)
 

@@ -25,8 +25,13 @@ def parser() -> Parser:
     parser.add_argument("sources", nargs="+", metavar="SOURCE", help="hub id, hf:// path, file or folder")
     _source_options(parser)
     filter_option(parser, "keep trials with this value, e.g. result=0.0 or model=gpt-4o (repeatable)")
-    parser.add_argument("--label", action="append", default=[], metavar="LABEL",
-                        help="keep trials with this label (repeatable: any of them)")
+    parser.add_argument(
+        "--label",
+        action="append",
+        default=[],
+        metavar="LABEL",
+        help="keep trials with this label (repeatable: any of them)",
+    )
     parser.add_argument("-o", "--output", required=True, type=Path, metavar="OUT", help="the file to write")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     return parser

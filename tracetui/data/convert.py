@@ -103,7 +103,11 @@ def convert(files: tuple[Path, ...], out_dir: Path, progress: Progress | None = 
             done += size
     if rows == 0:
         raise SourceError("the dataset has 0 rows")
-    write_meta(out_dir / "meta.arrow", meta_batches, {"rows": rows, "batch_starts": batch_starts, "files": [str(f) for f in files]})
+    write_meta(
+        out_dir / "meta.arrow",
+        meta_batches,
+        {"rows": rows, "batch_starts": batch_starts, "files": [str(f) for f in files]},
+    )
 
 
 def write_meta(path: Path, batches: list[pa.RecordBatch], manifest: dict) -> None:
@@ -117,7 +121,9 @@ def write_meta(path: Path, batches: list[pa.RecordBatch], manifest: dict) -> Non
 
 def data_batch(batch: pa.RecordBatch) -> pa.RecordBatch:
     """A batch of source rows as the data file holds them: normalized conversations and verifier logs."""
-    return pa.record_batch([normalize_conversations(batch), _string_column(batch, "verifier_output")], schema=DATA_SCHEMA)
+    return pa.record_batch(
+        [normalize_conversations(batch), _string_column(batch, "verifier_output")], schema=DATA_SCHEMA
+    )
 
 
 def _read_file(file: Path) -> Iterator[tuple[float, pa.RecordBatch]]:
@@ -175,7 +181,9 @@ def _read_json(file: Path) -> Iterator[tuple[float, pa.RecordBatch]]:
         columns = {name: [_as_text(r.get(name)) for r in chunk] for name in (*META_COLUMNS, "verifier_output")}
         conv_name = next((c for c in CONVERSATION_COLUMNS if any(c in r for r in chunk)), CONVERSATION_COLUMNS[0])
         columns[conv_name] = pa.array([_python_conversation(r.get(conv_name)) for r in chunk], CONVERSATION_TYPE)
-        batch = pa.record_batch({k: v if isinstance(v, pa.Array) else pa.array(v, pa.string()) for k, v in columns.items()})
+        batch = pa.record_batch(
+            {k: v if isinstance(v, pa.Array) else pa.array(v, pa.string()) for k, v in columns.items()}
+        )
         yield min(1.0, (start + step) / len(rows)), batch
 
 
@@ -323,5 +331,7 @@ def meta_batch(batch: pa.RecordBatch, sizes: dict[str, np.ndarray], file_index: 
 def _dictionary_encode(columns: dict[str, pa.Array]) -> dict[str, pa.Array]:
     """Dictionary codes make facet counts a bincount (and keep a batch's repeated names once); the date
     stays plain (it is near-unique)."""
-    return {name: pc.dictionary_encode(column) if name in META_COLUMNS and name not in ("date", "episode") else column
-            for name, column in columns.items()}
+    return {
+        name: pc.dictionary_encode(column) if name in META_COLUMNS and name not in ("date", "episode") else column
+        for name, column in columns.items()
+    }

@@ -64,8 +64,12 @@ class Storage:
     def load(self, rows) -> None:
         """Make the text of `rows` ready (a remote dataset fetches it; call it off the UI thread)."""
 
-    def keep_verifier_logs(self, rows: np.ndarray, progress: Callable[[float], None] | None = None,
-                           cancelled: Callable[[], bool] | None = None) -> None:
+    def keep_verifier_logs(
+        self,
+        rows: np.ndarray,
+        progress: Callable[[float], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> None:
         """Have the verifier logs of `rows` at hand before reading them one by one (a remote dataset
         streams its verifier column once; raises InterruptedError when `cancelled()`)."""
 

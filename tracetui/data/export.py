@@ -112,7 +112,9 @@ def _plan(session: Session, trial_ids: Iterable[int]) -> list[_FilePart]:
             if hi > lo:
                 path = Path(name)
                 if not path.is_file():
-                    raise SourceError(f"{path}: the original file is gone (or not downloaded yet); export re-reads the original rows")
+                    raise SourceError(
+                        f"{path}: the original file is gone (or not downloaded yet); export re-reads the original rows"
+                    )
                 count = int(starts[number + 1] - starts[number])
                 parts.append(_FilePart(path, count, rows[lo:hi] - starts[number], owners[lo:hi]))
     return parts
@@ -168,7 +170,9 @@ def _unreadable(path: Path, exc: Exception) -> SourceError:
 
 def _check_count(part: _FilePart, rows: int) -> None:
     if rows != part.expected_rows:
-        raise SourceError(f"{part.path.name}: changed since it was opened ({rows:,} rows, not {part.expected_rows:,}); reopen it")
+        raise SourceError(
+            f"{part.path.name}: changed since it was opened ({rows:,} rows, not {part.expected_rows:,}); reopen it"
+        )
 
 
 # --- column types -------------------------------------------------------------------------------
@@ -315,8 +319,17 @@ def _csv_ready(kind: pa.DataType) -> bool:
     t = pa.types
     return any(
         check(kind)
-        for check in (t.is_boolean, t.is_integer, t.is_floating, t.is_string, t.is_large_string, t.is_decimal,
-                      t.is_timestamp, t.is_date, t.is_time)
+        for check in (
+            t.is_boolean,
+            t.is_integer,
+            t.is_floating,
+            t.is_string,
+            t.is_large_string,
+            t.is_decimal,
+            t.is_timestamp,
+            t.is_date,
+            t.is_time,
+        )
     )
 
 
@@ -335,9 +348,17 @@ def trial_markdown(session: Session, trial: int) -> str:
     report = parse_verifier(log)
     out = [f"# {_inline(info.task or info.trial_name or f'trial {trial}')}", ""]
     fields = [
-        ("dataset", info.dataset), ("trial", info.trial_name), ("task", info.task), ("model", info.model),
-        ("agent", info.agent), ("provider", info.provider), ("run", info.run_id), ("date", info.date),
-        ("result", info.result or ""), ("outcome", info.outcome), ("episodes", str(info.episodes)),
+        ("dataset", info.dataset),
+        ("trial", info.trial_name),
+        ("task", info.task),
+        ("model", info.model),
+        ("agent", info.agent),
+        ("provider", info.provider),
+        ("run", info.run_id),
+        ("date", info.date),
+        ("result", info.result or ""),
+        ("outcome", info.outcome),
+        ("episodes", str(info.episodes)),
         ("messages", str(info.messages)),
     ]
     out += ["| field | value |", "|---|---|"]

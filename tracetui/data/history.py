@@ -14,7 +14,9 @@ from .dataset import Storage
 from ..trace.model import Message, SubConversation, TrialHistory
 
 
-def rebuild_history(ds: Storage, rows: list[int], episodes: list[int], sub_rows: list[tuple[int, str | None]]) -> TrialHistory:
+def rebuild_history(
+    ds: Storage, rows: list[int], episodes: list[int], sub_rows: list[tuple[int, str | None]]
+) -> TrialHistory:
     messages: list[Message] = []
     prev_row: int | None = None
     prev_count = 0
@@ -28,14 +30,14 @@ def rebuild_history(ds: Storage, rows: list[int], episodes: list[int], sub_rows:
             shared = _common_prefix(ds, prev_row, row, min(prev_count, count))
         restart = prev_row is not None and shared < prev_count
         for offset, (role, content) in enumerate(ds.messages(row, shared, count)):
-            messages.append(
-                Message(role or "unknown", content or "", episode, len(messages), restart and offset == 0)
-            )
+            messages.append(Message(role or "unknown", content or "", episode, len(messages), restart and offset == 0))
         prev_row, prev_count = row, count
     subagents = tuple(
         SubConversation(
             source or "sub-agent",
-            tuple(Message(role or "unknown", content or "", 0, i) for i, (role, content) in enumerate(ds.messages(row))),
+            tuple(
+                Message(role or "unknown", content or "", 0, i) for i, (role, content) in enumerate(ds.messages(row))
+            ),
         )
         for row, source in sorted(sub_rows, key=lambda item: _sub_agent_order(item[1]))
     )

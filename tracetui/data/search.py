@@ -205,7 +205,9 @@ def _jobs(piece: Piece, scan: Callable[[pa.Array], np.ndarray], owner: np.ndarra
     share = 0.5 if piece.verifier is not None else 1.0
     jobs = [_Job(scan, content, piece.start, owner, offsets, first_new, False, _text_bytes(content), share)]
     if piece.verifier is not None:
-        jobs.append(_Job(scan, piece.verifier, piece.start, owner, None, None, True, _text_bytes(piece.verifier), share))
+        jobs.append(
+            _Job(scan, piece.verifier, piece.start, owner, None, None, True, _text_bytes(piece.verifier), share)
+        )
     return jobs
 
 

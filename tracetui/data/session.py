@@ -152,8 +152,9 @@ class Session:
                 return text
         return None
 
-    def gather_verifier_logs(self, progress: Callable[[float], None] | None = None,
-                             cancelled: Callable[[], bool] | None = None) -> None:
+    def gather_verifier_logs(
+        self, progress: Callable[[float], None] | None = None, cancelled: Callable[[], bool] | None = None
+    ) -> None:
         """Before reading every trial's verifier log: a dataset read from the hub streams its verifier
         column once, keeping the log of each trial's last main row (the one `verifier_output` reads first)."""
         t = self.trials
@@ -238,10 +239,14 @@ def prepare(specs: list[SourceSpec], progressive: bool = False) -> list[Resolved
 
 def all_cached(sources: list[ResolvedSource]) -> bool:
     """Whether every source opens at once: converted already, or read remotely with its metadata kept."""
-    return all(cached_dir(s) is not None or (not s.downloaded and (remote_dir(s) / "meta.arrow").is_file()) for s in sources)
+    return all(
+        cached_dir(s) is not None or (not s.downloaded and (remote_dir(s) / "meta.arrow").is_file()) for s in sources
+    )
 
 
-def open_session(sources: list[ResolvedSource], progress: Progress | None = None, cache_size: int | None = None) -> Session:
+def open_session(
+    sources: list[ResolvedSource], progress: Progress | None = None, cache_size: int | None = None
+) -> Session:
     """Convert what is not cached yet (with progress), then map every dataset; a hub source that is not
     downloaded is read remotely (its metadata now, its text on demand, `cache_size` bytes of it kept)."""
     datasets: list[Storage] = []

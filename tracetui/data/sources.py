@@ -176,7 +176,9 @@ def _resolve_hub(repo_id: str, spec: SourceSpec, patterns: list[str] | None) -> 
         except hub.Unreachable as exc:
             folder = hub.cached_snapshot(repo_id, spec.revision)
             if folder is None:
-                raise SourceError(f"{repo_id}: cannot reach the Hugging Face hub ({exc}) and it is not in the local cache") from None
+                raise SourceError(
+                    f"{repo_id}: cannot reach the Hugging Face hub ({exc}) and it is not in the local cache"
+                ) from None
         else:
             base = f"hf://datasets/{repo_id}@{commit}"
             card = (lambda: hub.card(repo_id, commit)) if "README.md" in sizes else None
@@ -186,8 +188,14 @@ def _resolve_hub(repo_id: str, spec: SourceSpec, patterns: list[str] | None) -> 
                 raise
             except Exception as exc:  # the hub stopped answering while `datasets` listed the files
                 raise SourceError(f"{repo_id}: cannot list its files on the hub ({first_line(exc)})") from None
-            files = HubFiles(repo_id, commit, tuple(paths), tuple(sizes.get(p, 0) for p in paths),
-                             hub.snapshot_folder(repo_id, commit), spec.revision or "main")
+            files = HubFiles(
+                repo_id,
+                commit,
+                tuple(paths),
+                tuple(sizes.get(p, 0) for p in paths),
+                hub.snapshot_folder(repo_id, commit),
+                spec.revision or "main",
+            )
             return ResolvedSource(repo_id, commit, files.local, hub=files)
     else:
         folder = hub.cached_snapshot(repo_id, spec.revision)
@@ -204,6 +212,8 @@ def _resolve_hub(repo_id: str, spec: SourceSpec, patterns: list[str] | None) -> 
         paths = recalled
     else:
         listing = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
-        paths = _split_files(str(folder), ["hub-cache", repo_id, folder.name, listing], spec, folder / "README.md", patterns)
+        paths = _split_files(
+            str(folder), ["hub-cache", repo_id, folder.name, listing], spec, folder / "README.md", patterns
+        )
     files = HubFiles(repo_id, folder.name, tuple(paths), tuple((folder / p).stat().st_size for p in paths), folder)
     return ResolvedSource(repo_id, folder.name, files.local, hub=files)

@@ -54,8 +54,17 @@ class Task:
         object.__setattr__(self, "main_file", main_file)
 
 
-EXT = {"python": "py", "rust": "rs", "c": "c", "javascript": "js", "go": "go", "sh": "sh", "java": "java",
-       "cpp": "cpp", "json": "json"}
+EXT = {
+    "python": "py",
+    "rust": "rs",
+    "c": "c",
+    "javascript": "js",
+    "go": "go",
+    "sh": "sh",
+    "java": "java",
+    "cpp": "cpp",
+    "json": "json",
+}
 
 # name | verifier | lang | difficulty | tests | instruction
 _TASK_TABLE = """

@@ -107,7 +107,9 @@ def plan(rows: int, seed: int) -> list[Trial]:
             elif marathon_at is not None and total >= marathon_at and run.model.agent == "terminus-2":
                 spec = dict(episodes=149, kind="marathon", result="AgentTimeoutError")
                 marathon_at = None
-            trial = _new_trial(rng, run, TASK_BY_NAME[spec["task"]] if "task" in spec else task, run.start + offset, spec)
+            trial = _new_trial(
+                rng, run, TASK_BY_NAME[spec["task"]] if "task" in spec else task, run.start + offset, spec
+            )
             offset += timedelta(seconds=rng.randint(20, 900), microseconds=rng.randint(0, 999999))
             if total + trial.rows > rows:  # the last trial is cut short, as if its later episodes were lost
                 trial = replace(trial, episodes=rows - total, restarts=(), completes=False)
@@ -125,7 +127,9 @@ def _new_run(rng: random.Random, index: int) -> tuple[Run, list[Task]]:
     else:
         model = rng.choice(MODELS) if rng.random() > 0.05 else OPENHANDS
         pool = TASKS
-        count, attempts = (rng.randint(2, 5), 2) if model.agent == "openhands" else (rng.randint(6, 16), rng.randint(2, 4))
+        count, attempts = (
+            (rng.randint(2, 5), 2) if model.agent == "openhands" else (rng.randint(6, 16), rng.randint(2, 4))
+        )
     tasks = rng.sample(pool, count)
     slots = [task for task in tasks for _ in range(attempts)]
     rng.shuffle(slots)

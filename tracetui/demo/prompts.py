@@ -57,10 +57,12 @@ Important notes:
 
 """
 
-SHELL_BANNER = "bash: cannot set terminal process group (-1): Inappropriate ioctl for device\nbash: no job control in this shell"
+SHELL_BANNER = (
+    "bash: cannot set terminal process group (-1): Inappropriate ioctl for device\nbash: no job control in this shell"
+)
 COMPLETION_CHECK = (
     "Are you sure you want to mark the task as complete? This will trigger your solution to be graded and you"
-    " won't be able to make any further corrections. If so, include \"task_complete\": true in your JSON response again."
+    ' won\'t be able to make any further corrections. If so, include "task_complete": true in your JSON response again.'
 )
 TIMEOUT = (
     "Previous command:\n{command}\n\nThe previous command timed out after {seconds} seconds\n\nIt is possible that"
@@ -98,7 +100,9 @@ QUESTIONS_REQUEST = (
     " solution that are not answered in the summary\nfrom the prior agent. After you ask these questions you will"
     " be on your own,\nso ask everything you need to know."
 )
-ANSWERS_REQUEST = "The next agent has a few questions for you, please answer each of them one by one in detail:\n\n{questions}"
+ANSWERS_REQUEST = (
+    "The next agent has a few questions for you, please answer each of them one by one in detail:\n\n{questions}"
+)
 HANDOFF = (
     "Here are the answers the other agent provided.\n\n{answers}\n\nContinue working on this task from where the"
     " previous agent left off. You can no longer ask questions. Please follow the spec to interact with the terminal."

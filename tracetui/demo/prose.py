@@ -61,31 +61,56 @@ _THINK_CODE = (
     "\n\nSomething like:\n    {line}\nshould work.\n\n",
     " For example `{line}` would do it. ",
 )
-ERRORS_SEEN = ("IndexError: list index out of range", "KeyError: 'timestamp'", "a segmentation fault",
-               "error[E0308]: mismatched types", "TypeError: Cannot read properties of undefined",
-               "undefined: frame", "ModuleNotFoundError: No module named 'numpy'", "exit code 2")
+ERRORS_SEEN = (
+    "IndexError: list index out of range",
+    "KeyError: 'timestamp'",
+    "a segmentation fault",
+    "error[E0308]: mismatched types",
+    "TypeError: Cannot read properties of undefined",
+    "undefined: frame",
+    "ModuleNotFoundError: No module named 'numpy'",
+    "exit code 2",
+)
 
 ANALYSIS = {
-    "explore": ("The terminal is at a fresh shell in /app. Nothing has been done yet for {task}.",
-                "We are in /app with a clean shell. I need to see which files are provided before writing anything."),
-    "inspect": ("The directory listing shows the input files. I need to understand their format before writing {file}.",
-                "I have seen the layout. The data format and the existing code determine how {file} must work."),
-    "write": ("I understand the input format now. Time to write the solution in {file}.",
-              "The previous version of {file} had a bug ({error}). I will rewrite it with the fix.",
-              "Based on what I found, I can implement the solution directly."),
-    "run": ("{file} has been written. I need to run it and check the output.",
-            "The file is in place; let me compile/run it to see whether it works."),
-    "edit": ("The run failed with {error}. This is a small bug that a targeted edit can fix.",
-             "The output is almost right; one case is handled incorrectly."),
-    "test": ("The solution runs without errors. Let me run the tests to verify it.",
-             "Output looks plausible. I should verify against the test cases before marking complete."),
-    "install": ("A dependency is missing ({error}). I need to install it first.",
-                "The build needs packages that are not installed in this image."),
-    "wait": ("The command is still running; there is no prompt yet.",
-             "The build is still in progress. I'll wait a bit more."),
+    "explore": (
+        "The terminal is at a fresh shell in /app. Nothing has been done yet for {task}.",
+        "We are in /app with a clean shell. I need to see which files are provided before writing anything.",
+    ),
+    "inspect": (
+        "The directory listing shows the input files. I need to understand their format before writing {file}.",
+        "I have seen the layout. The data format and the existing code determine how {file} must work.",
+    ),
+    "write": (
+        "I understand the input format now. Time to write the solution in {file}.",
+        "The previous version of {file} had a bug ({error}). I will rewrite it with the fix.",
+        "Based on what I found, I can implement the solution directly.",
+    ),
+    "run": (
+        "{file} has been written. I need to run it and check the output.",
+        "The file is in place; let me compile/run it to see whether it works.",
+    ),
+    "edit": (
+        "The run failed with {error}. This is a small bug that a targeted edit can fix.",
+        "The output is almost right; one case is handled incorrectly.",
+    ),
+    "test": (
+        "The solution runs without errors. Let me run the tests to verify it.",
+        "Output looks plausible. I should verify against the test cases before marking complete.",
+    ),
+    "install": (
+        "A dependency is missing ({error}). I need to install it first.",
+        "The build needs packages that are not installed in this image.",
+    ),
+    "wait": (
+        "The command is still running; there is no prompt yet.",
+        "The build is still in progress. I'll wait a bit more.",
+    ),
     "interrupt": ("The command appears to hang. I will interrupt it with Ctrl+C and try a different approach.",),
-    "complete": ("All checks pass and the output file is in place. The task is complete.",
-                 "The solution works for every case I tried. I believe the task is complete."),
+    "complete": (
+        "All checks pass and the output file is in place. The task is complete.",
+        "The solution works for every case I tried. I believe the task is complete.",
+    ),
     "confirm": ("Yes, the solution is in place and verified.", "Confirming completion; nothing left to do."),
 }
 PLAN = {
@@ -116,8 +141,12 @@ class Fill(dict):
     """Substitution values for the prose pools, drawn only when a template asks for them (for speed)."""
 
     def __init__(self, task: Task, rng: random.Random):
-        super().__init__(task=task.name, file=task.main_file, lang=task.lang,
-                         out="/app/output.json" if task.verifier != "polyglot" else task.main_file)
+        super().__init__(
+            task=task.name,
+            file=task.main_file,
+            lang=task.lang,
+            out="/app/output.json" if task.verifier != "polyglot" else task.main_file,
+        )
         self.task, self.rng = task, rng
 
     def __missing__(self, key: str):
@@ -125,7 +154,9 @@ class Fill(dict):
         value = {
             "test": lambda: rng.choice(self.task.tests),
             "error": lambda: rng.choice(ERRORS_SEEN),
-            "cmd": lambda: rng.choice(("ls -la /app", "make 2>&1 | tail", "python3 -m pytest -x -q", "cat -A output.txt")),
+            "cmd": lambda: rng.choice(
+                ("ls -la /app", "make 2>&1 | tail", "python3 -m pytest -x -q", "cat -A output.txt")
+            ),
             "n": lambda: rng.randint(3, 400),
             "m": lambda: rng.randint(0, self["n"] // 3),
         }[key]()

@@ -69,7 +69,7 @@ def @FN@(argv: list[str] | None = None) -> int:
 if __name__ == "__main__":
     sys.exit(@FN@())
 ''',
-    "rust": '''use std::collections::HashMap;
+    "rust": """use std::collections::HashMap;
 
 pub type Value = i32;
 pub type Result = std::result::Result<(), Error>;
@@ -169,8 +169,8 @@ impl @TYPE@ {
         Ok(())
     }
 }
-''',
-    "c": '''#include <stdint.h>
+""",
+    "c": """#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,8 +237,8 @@ int main(int argc, char **argv) {
             printf("%s %ld\\n", e->key, e->value);
     return 0;
 }
-''',
-    "javascript": '''#!/usr/bin/env node
+""",
+    "javascript": """#!/usr/bin/env node
 'use strict';
 // Solution for @TASK@
 const fs = require('fs');
@@ -289,8 +289,8 @@ function main() {
 
 module.exports = { @FN@, readHeader };
 if (require.main === module) main();
-''',
-    "go": '''package bowling
+""",
+    "go": """package bowling
 
 import "errors"
 
@@ -362,8 +362,8 @@ func (g *Game) Score() (int, error) {
 	}
 	return score, nil
 }
-''',
-    "java": '''import java.util.ArrayList;
+""",
+    "java": """import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -434,8 +434,8 @@ class React {
         return new ComputeCell<>(function, cells);
     }
 }
-''',
-    "cpp": '''#include "bank_account.h"
+""",
+    "cpp": """#include "bank_account.h"
 
 #include <mutex>
 #include <stdexcept>
@@ -480,8 +480,8 @@ void Bankaccount::@FN@(int amount) const {
 }
 
 }  // namespace Bankaccount
-''',
-    "sh": '''#!/bin/bash
+""",
+    "sh": """#!/bin/bash
 # @TASK@: setup and solution script
 set -euo pipefail
 
@@ -512,8 +512,8 @@ done
 @FN@ "$WORKDIR/data" || log "nothing to do"
 git -C "$WORKDIR" status --short 2>/dev/null || true
 log "done"
-''',
-    "json": '''{
+""",
+    "json": """{
   "name": "@TASK@",
   "version": "0.1.0",
   "entry": "@FILE@",
@@ -526,7 +526,7 @@ log "done"
   "inputs": ["data/input.log", "data/extra.log"],
   "outputs": {"report": "output.json", "summary": "summary.csv"}
 }
-''',
+""",
 }
 
 _HELPER = {  # appended by verbose models, numbered so that the functions differ
@@ -542,7 +542,7 @@ def check_case_@N@(record: dict, limit: int = @K@) -> bool:
         return False
     return len(record.get("ip", "").split(".")) == 4 and record["line"] <= limit * 1000
 ''',
-    "c": '''
+    "c": """
 static long check_case_@N@(const entry_t *e, long limit) {
     /* edge case @N@: clamp values the reference implementation clamps */
     long v = e->value;
@@ -552,27 +552,41 @@ static long check_case_@N@(const entry_t *e, long limit) {
         v = -limit;
     return v;
 }
-''',
-    "javascript": '''
+""",
+    "javascript": """
 function checkCase@N@(memory, limit = @K@) {
   // edge case @N@: addresses must be word aligned and inside the loaded segments
   return Object.keys(memory)
     .map(Number)
     .filter((addr) => addr % 4 !== 0 || addr > limit * 0x100000);
 }
-''',
-    "sh": '''
+""",
+    "sh": """
 check_case_@N@() {
     # edge case @N@: the verifier runs from a clean shell
     local out
     out=$(bash -lc "cd /app && ./solve.sh --dry-run" 2>&1 | tail -n @K@)
     grep -q "done" <<< "$out" || { log "case @N@ failed: $out"; return 1; }
 }
-''',
+""",
 }
-CODE_LINES = {lang: [line.strip() for line in code.splitlines() if len(line.strip()) > 12] for lang, code in _CODE.items()}
-FN_NAMES = ("solve", "process", "parse_input", "run_step", "apply_op", "evaluate", "handle", "update", "check",
-            "normalize", "build_index", "resolve")
+CODE_LINES = {
+    lang: [line.strip() for line in code.splitlines() if len(line.strip()) > 12] for lang, code in _CODE.items()
+}
+FN_NAMES = (
+    "solve",
+    "process",
+    "parse_input",
+    "run_step",
+    "apply_op",
+    "evaluate",
+    "handle",
+    "update",
+    "check",
+    "normalize",
+    "build_index",
+    "resolve",
+)
 
 
 def source_file(lang: str, task: Task, rng: random.Random, path: str, helpers: int = 0) -> str:

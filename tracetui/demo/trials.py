@@ -87,7 +87,8 @@ class _Terminus:
         self.extra_text = model.extra_text
         self.fixed_at = (
             rng.randint(max(2, trial.episodes * 3 // 10), max(2, trial.episodes * 7 // 10))
-            if trial.outcome != "fail" else trial.episodes + 1
+            if trial.outcome != "fail"
+            else trial.episodes + 1
         )
         self.actions: list[str] = []  # first lines of the commands run, for the hand-off summary
         self.episode = 0
@@ -99,7 +100,11 @@ class _Terminus:
     def _schedule(self) -> dict[int, str]:
         """Put each forced feature on its own episode, away from the first and the completion episodes."""
         events: dict[int, str] = {}
-        slots = [ep for ep in range(1, self.trial.episodes - (2 if self.trial.completes else 0)) if ep not in self.trial.restarts]
+        slots = [
+            ep
+            for ep in range(1, self.trial.episodes - (2 if self.trial.completes else 0))
+            if ep not in self.trial.restarts
+        ]
         order = ("install", "timeout", "interrupt", "parse_error", "warnings", "token_limit")
         for feature in (f for f in order if f in self.trial.force):
             if slots:
@@ -119,8 +124,11 @@ class _Terminus:
         out = []
         handoffs = (value for kind, value in self._walk() if kind == "handoff")
         for n, (summary, questions, answers, _) in enumerate(handoffs, 1):
-            out += [(f"summarization-{n}-summary", summary), (f"summarization-{n}-questions", questions),
-                    (f"summarization-{n}-answers", answers)]
+            out += [
+                (f"summarization-{n}-summary", summary),
+                (f"summarization-{n}-questions", questions),
+                (f"summarization-{n}-answers", answers),
+            ]
         return out
 
     def _walk(self) -> Iterator[tuple[str, object]]:
@@ -165,11 +173,16 @@ class _Terminus:
         )
         request = _msg("user", SUMMARY_REQUEST.format(instruction=task.instruction))
         summary_msg = _msg("assistant", summary)
-        ask = _msg("user", QUESTIONS_REQUEST.format(instruction=task.instruction, summary=summary, screen=self._screen()))
+        ask = _msg(
+            "user", QUESTIONS_REQUEST.format(instruction=task.instruction, summary=summary, screen=self._screen())
+        )
         questions_msg = _msg("assistant", questions)
         summary_row = seen + [request, summary_msg]
         questions_row = [ask, questions_msg]
-        answers_row = summary_row + [_msg("user", ANSWERS_REQUEST.format(questions=questions)), _msg("assistant", answers)]
+        answers_row = summary_row + [
+            _msg("user", ANSWERS_REQUEST.format(questions=questions)),
+            _msg("assistant", answers),
+        ]
         restart = [ask, questions_msg, _msg("user", HANDOFF.format(answers=answers))]
         return summary_row, questions_row, answers_row, restart
 
@@ -242,7 +255,14 @@ class _Terminus:
             return "run"
         if ep == 1:
             return "inspect"
-        nxt = {"explore": "inspect", "inspect": "write", "write": "run", "install": "run", "wait": "run", "interrupt": "write"}
+        nxt = {
+            "explore": "inspect",
+            "inspect": "write",
+            "write": "run",
+            "install": "run",
+            "wait": "run",
+            "interrupt": "write",
+        }
         if self.last_kind in nxt:
             return nxt[self.last_kind]
         if ep < self.fixed_at:
@@ -255,17 +275,30 @@ class _Terminus:
         broken = ep < self.fixed_at
         file = task.main_file
         if kind == "explore":
-            cmds = [_Command("ls -la\n", 0.1, ls(task, rng)), _Command("cat README.md 2>/dev/null | head -40\n", 0.1, task.instruction.strip())]
+            cmds = [
+                _Command("ls -la\n", 0.1, ls(task, rng)),
+                _Command("cat README.md 2>/dev/null | head -40\n", 0.1, task.instruction.strip()),
+            ]
             cmds.append(_Command("find . -type f -not -path './.git/*' | head -60\n", 0.1, file_list(task, rng)))
             if self.trial.kind == "hostile":
                 cmds.append(_Command("cat payload.txt\n", 0.1, HOSTILE_TERMINAL))
         elif kind == "inspect":
             lines = rng.randint(40, 160)
-            cmds = [_Command(f"head -n {lines} data/input.log\n", 0.1, data_lines(rng, lines)),
-                    _Command("wc -l data/*.log\n", 0.1, wc(rng))]
+            cmds = [
+                _Command(f"head -n {lines} data/input.log\n", 0.1, data_lines(rng, lines)),
+                _Command("wc -l data/*.log\n", 0.1, wc(rng)),
+            ]
             if task.name.startswith(("fix-git", "e2egit", "git-")):
-                cmds.append(_Command("git log --oneline --graph --all | head -20\n", 0.1, "\n".join(
-                    f"* \x1b[33m{rng.getrandbits(28):07x}\x1b[m {rng.choice(('Update layout', 'Fix typo', 'Add about page', 'Merge branch', 'WIP'))}" for _ in range(12))))
+                cmds.append(
+                    _Command(
+                        "git log --oneline --graph --all | head -20\n",
+                        0.1,
+                        "\n".join(
+                            f"* \x1b[33m{rng.getrandbits(28):07x}\x1b[m {rng.choice(('Update layout', 'Fix typo', 'Add about page', 'Merge branch', 'WIP'))}"
+                            for _ in range(12)
+                        ),
+                    )
+                )
         elif kind == "write":
             cmds = [self._heredoc(file, task.lang)]
             if rng.random() < 0.2:
@@ -273,10 +306,16 @@ class _Terminus:
             if rng.random() < 0.12:
                 cmds.append(self._heredoc("config.json", "json"))
         elif kind == "run":
-            runner = {"python": f"python3 {file}", "c": f"gcc -O2 -Wall -o solve {file} && ./solve data/input.log",
-                      "cpp": "cmake -S . -B build && cmake --build build", "rust": "cargo build --release 2>&1 | tail -30",
-                      "javascript": f"node {file} data/input.bin", "go": "go build ./... && go vet ./...",
-                      "java": "gradle compileJava --offline -q", "sh": f"bash {file}"}[task.lang]
+            runner = {
+                "python": f"python3 {file}",
+                "c": f"gcc -O2 -Wall -o solve {file} && ./solve data/input.log",
+                "cpp": "cmake -S . -B build && cmake --build build",
+                "rust": "cargo build --release 2>&1 | tail -30",
+                "javascript": f"node {file} data/input.bin",
+                "go": "go build ./... && go vet ./...",
+                "java": "gradle compileJava --offline -q",
+                "sh": f"bash {file}",
+            }[task.lang]
             output = run_error(task, rng) if broken and rng.random() < 0.8 else run_ok(rng)
             if rng.random() < 0.5:
                 output = build_log(rng, rng.randint(60, 400), task.lang) + "\n" + output
@@ -285,17 +324,27 @@ class _Terminus:
             line = rng.randint(10, 60)
             code = source_file(task.lang, task, rng, file).splitlines()
             excerpt = cat_n(code, line - 10, line + 50)
-            cmds = [_Command(f"cat -n {file} | sed -n '{line - 9},{line + 50}p'\n", 0.1, excerpt),
-                    _Command(f"sed -i '{line}s/range(len(items))/range(len(items) - 1)/' {file}\n", 0.1, ""),
-                    _Command(f"grep -n 'def \\|fn \\|func ' {file} | head -20\n", 0.1, "\n".join(
-                        f"{rng.randint(1, 200)}:{line}" for line in rng.sample(CODE_LINES[task.lang], 8)))]
+            cmds = [
+                _Command(f"cat -n {file} | sed -n '{line - 9},{line + 50}p'\n", 0.1, excerpt),
+                _Command(f"sed -i '{line}s/range(len(items))/range(len(items) - 1)/' {file}\n", 0.1, ""),
+                _Command(
+                    f"grep -n 'def \\|fn \\|func ' {file} | head -20\n",
+                    0.1,
+                    "\n".join(f"{rng.randint(1, 200)}:{line}" for line in rng.sample(CODE_LINES[task.lang], 8)),
+                ),
+            ]
         elif kind == "test":
             failing = rng.randint(1, len(task.tests)) if broken else 0
             cmds = [_Command("python3 -m pytest tests/ -q 2>&1 | tail -40\n", 5.0, local_tests(task, rng, failing))]
         elif kind == "install":
             packages = rng.sample(["numpy", "scipy", "pandas", "requests", "cython", "pytest", "grpcio", "torch"], 3)
-            cmds = [_Command(f"apt-get update && apt-get install -y build-essential && pip install {' '.join(packages)}\n", 60.0,
-                             install_log(rng, packages))]
+            cmds = [
+                _Command(
+                    f"apt-get update && apt-get install -y build-essential && pip install {' '.join(packages)}\n",
+                    60.0,
+                    install_log(rng, packages),
+                )
+            ]
         elif kind == "wait":
             cmds = [_Command("", float(rng.choice((10, 15, 30))), build_log(rng, rng.randint(5, 60), task.lang))]
         else:  # interrupt
@@ -358,7 +407,9 @@ class _Terminus:
             ensure_ascii=False,
         )
         if extra:
-            body = rng.choice((f"```json\n{body}\n```", f"Let me continue with the next step.\n\n{body}\n\nThis should work."))
+            body = rng.choice(
+                (f"```json\n{body}\n```", f"Let me continue with the next step.\n\n{body}\n\nThis should work.")
+            )
         think = self._think_block(kind)
         return f"<think>{think}</think>\n\n{body}" if think else body
 
@@ -377,10 +428,10 @@ class _Terminus:
         rng = self.rng
         keys = f"python3 {self.task.main_file}\\n"
         shapes = (
-            f"I need to run the solution again.\n{{\n  \"commands\": [\n    {{\n      \"keystrokes\": \"{keys}\",\n      \"duration\": 1.0\n    }}\n  ]\n}}\nThis should work!",
+            f'I need to run the solution again.\n{{\n  "commands": [\n    {{\n      "keystrokes": "{keys}",\n      "duration": 1.0\n    }}\n  ]\n}}\nThis should work!',
             # a raw newline inside a JSON string: "Invalid control character"
             '{\n  "analysis": "Writing the file.",\n  "plan": "Use a heredoc.",\n  "commands": [\n    {\n      "keystrokes":'
-            ' "cat > x.py << \'EOF\'\nprint(\'hi\')\nEOF\n",\n      "duration": 0.1\n    }\n  ]\n}',
+            " \"cat > x.py << 'EOF'\nprint('hi')\nEOF\n\",\n      \"duration\": 0.1\n    }\n  ]\n}",
             '{\n  "analysis": "Running it."\n  "plan": "Run.",\n  "commands": []\n}',  # missing comma
             "I think the task is basically done, I just need to double check the output format and then I will finish.",
         )
@@ -390,15 +441,23 @@ class _Terminus:
 
     def _parse_error(self) -> str:
         rng = self.rng
-        feedback = PARSE_ERRORS[self.parse_shape].format(line=rng.randint(3, 9), col=rng.randint(5, 60), char=rng.randint(40, 400))
+        feedback = PARSE_ERRORS[self.parse_shape].format(
+            line=rng.randint(3, 9), col=rng.randint(5, 60), char=rng.randint(40, 400)
+        )
         return f"Previous response had parsing errors:\n{feedback}\n\nPlease fix these issues and provide a proper JSON response."
 
     def _truncated_reply(self) -> str:
         """A reply cut off by the output limit: a long think and a heredoc that never ends."""
         rng, task = self.rng, self.task
         code = "".join(source_file(task.lang, task, rng, task.main_file) for _ in range(14))
-        start = json.dumps({"analysis": "I will write the complete implementation in one go.", "plan": "Write everything.",
-                            "commands": [{"keystrokes": f"cat > {task.main_file} << 'EOF'\n{code}", "duration": 0.1}]}, indent=2)
+        start = json.dumps(
+            {
+                "analysis": "I will write the complete implementation in one go.",
+                "plan": "Write everything.",
+                "commands": [{"keystrokes": f"cat > {task.main_file} << 'EOF'\n{code}", "duration": 0.1}],
+            },
+            indent=2,
+        )
         return f"<think>{think(task, rng, 12)}</think>\n\n{start[: int(len(start) * 0.9)]}"
 
 
@@ -417,8 +476,12 @@ class _OpenHands:
 
     def main_rows(self) -> Iterator[list[Message]]:
         task = self.task
-        history = [_msg("user", OPENHANDS_PROMPT), _msg("user", task.instruction),
-                   _msg("user", f"Retrieving content for: {task.instruction[:50]}"), _msg("user", "Added workspace context")]
+        history = [
+            _msg("user", OPENHANDS_PROMPT),
+            _msg("user", task.instruction),
+            _msg("user", f"Retrieving content for: {task.instruction[:50]}"),
+            _msg("user", "Added workspace context"),
+        ]
         for ep in range(self.trial.episodes):
             reply, result = self._step(ep)
             history.append(_msg("assistant", reply))
@@ -432,29 +495,51 @@ class _OpenHands:
         rng, task = self.rng, self.task
         file = f"/app/{task.main_file}"
         if self.trial.completes and ep == self.trial.episodes - 1:
-            return _tool_call("All done! The solution is in place and the tests pass.", "finish",
-                              {"message": f"Task complete. Implemented {file}."}), ""
+            return _tool_call(
+                "All done! The solution is in place and the tests pass.",
+                "finish",
+                {"message": f"Task complete. Implemented {file}."},
+            ), ""
         choice = ep % 4 if ep < 4 else rng.randrange(4)
         if choice == 0:
-            return _tool_call("Let me explore the workspace first.", "execute_bash", {"command": "ls -la /app && cat /app/README.md", "security_risk": "LOW"}), \
-                _bash_result(ls(task, rng, colours=False), 0)
+            return _tool_call(
+                "Let me explore the workspace first.",
+                "execute_bash",
+                {"command": "ls -la /app && cat /app/README.md", "security_risk": "LOW"},
+            ), _bash_result(ls(task, rng, colours=False), 0)
         if choice == 1:
             code = source_file(task.lang, task, rng, task.main_file)
-            return _tool_call(f"I'll create {file} with the implementation.", "str_replace_editor",
-                              {"command": "create", "path": file, "file_text": code, "security_risk": "MEDIUM"}), f"File created successfully at: {file}"
+            return _tool_call(
+                f"I'll create {file} with the implementation.",
+                "str_replace_editor",
+                {"command": "create", "path": file, "file_text": code, "security_risk": "MEDIUM"},
+            ), f"File created successfully at: {file}"
         if choice == 2:
             code = source_file(task.lang, task, rng, task.main_file).splitlines()
             middle = len(code) // 2
             old = code[middle]
             snippet = cat_n(code, middle - 4, middle + 4)
-            return _tool_call("There is an off-by-one error; let me fix it.", "str_replace_editor",
-                              {"command": "str_replace", "path": file, "old_str": old, "new_str": old + "  # fixed", "security_risk": "MEDIUM"}), \
-                (f"The file {file} has been edited. Here's the result of running `cat -n` on a snippet of {file}:\n{snippet}\n"
-                 "Review the changes and make sure they are as expected. Edit the file again if necessary.")
+            return _tool_call(
+                "There is an off-by-one error; let me fix it.",
+                "str_replace_editor",
+                {
+                    "command": "str_replace",
+                    "path": file,
+                    "old_str": old,
+                    "new_str": old + "  # fixed",
+                    "security_risk": "MEDIUM",
+                },
+            ), (
+                f"The file {file} has been edited. Here's the result of running `cat -n` on a snippet of {file}:\n{snippet}\n"
+                "Review the changes and make sure they are as expected. Edit the file again if necessary."
+            )
         failing = rng.randint(0, 2) if self.trial.outcome == "fail" else 0
         output = local_tests(task, rng, failing)
-        return _tool_call("Now let me run the tests.", "execute_bash", {"command": "cd /app && python3 -m pytest -q", "security_risk": "LOW"}), \
-            _bash_result(output, 1 if failing else 0)
+        return _tool_call(
+            "Now let me run the tests.",
+            "execute_bash",
+            {"command": "cd /app && python3 -m pytest -q", "security_risk": "LOW"},
+        ), _bash_result(output, 1 if failing else 0)
 
 
 def _tool_call(thought: str, name: str, arguments: dict) -> str:

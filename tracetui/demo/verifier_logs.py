@@ -54,29 +54,74 @@ def verifier_output(trial: Trial) -> str | None:
 
 
 def _install_noise(rng: random.Random) -> str:
-    lines = ["Hit:1 http://deb.debian.org/debian bookworm InRelease", "Hit:2 http://deb.debian.org/debian bookworm-updates InRelease",
-             "Hit:3 http://deb.debian.org/debian-security bookworm-security InRelease", "Reading package lists...",
-             "Reading package lists...", "Building dependency tree...", "Reading state information...",
-             "The following additional packages will be installed:",
-             "  libbrotli1 libcurl4 libldap-2.5-0 libnghttp2-14 libpsl5 librtmp1 libsasl2-2 libssh2-1",
-             "The following NEW packages will be installed:", "  curl libbrotli1 libcurl4 libldap-2.5-0 libnghttp2-14",
-             f"0 upgraded, 9 newly installed, 0 to remove and {rng.randint(0, 30)} not upgraded.",
-             f"Need to get {rng.randint(1200, 3000)} kB of archives."]
-    for i, pkg in enumerate(("libbrotli1", "libsasl2-2", "libldap-2.5-0", "libnghttp2-14", "libpsl5", "librtmp1", "libssh2-1", "libcurl4", "curl")):
-        lines.append(f"Get:{i + 1} http://deb.debian.org/debian bookworm/main amd64 {pkg} amd64 1.{i}.{rng.randint(0, 9)}-2 [{rng.randint(50, 900)} kB]")
-    lines += [f"Fetched {rng.randint(1200, 3000)} kB in 0s ({rng.randint(9, 40)}.{rng.randint(0, 9)} MB/s)",
-              "debconf: delaying package configuration, since apt-utils is not installed"]
+    lines = [
+        "Hit:1 http://deb.debian.org/debian bookworm InRelease",
+        "Hit:2 http://deb.debian.org/debian bookworm-updates InRelease",
+        "Hit:3 http://deb.debian.org/debian-security bookworm-security InRelease",
+        "Reading package lists...",
+        "Reading package lists...",
+        "Building dependency tree...",
+        "Reading state information...",
+        "The following additional packages will be installed:",
+        "  libbrotli1 libcurl4 libldap-2.5-0 libnghttp2-14 libpsl5 librtmp1 libsasl2-2 libssh2-1",
+        "The following NEW packages will be installed:",
+        "  curl libbrotli1 libcurl4 libldap-2.5-0 libnghttp2-14",
+        f"0 upgraded, 9 newly installed, 0 to remove and {rng.randint(0, 30)} not upgraded.",
+        f"Need to get {rng.randint(1200, 3000)} kB of archives.",
+    ]
+    for i, pkg in enumerate(
+        (
+            "libbrotli1",
+            "libsasl2-2",
+            "libldap-2.5-0",
+            "libnghttp2-14",
+            "libpsl5",
+            "librtmp1",
+            "libssh2-1",
+            "libcurl4",
+            "curl",
+        )
+    ):
+        lines.append(
+            f"Get:{i + 1} http://deb.debian.org/debian bookworm/main amd64 {pkg} amd64 1.{i}.{rng.randint(0, 9)}-2 [{rng.randint(50, 900)} kB]"
+        )
+    lines += [
+        f"Fetched {rng.randint(1200, 3000)} kB in 0s ({rng.randint(9, 40)}.{rng.randint(0, 9)} MB/s)",
+        "debconf: delaying package configuration, since apt-utils is not installed",
+    ]
     for pkg in ("libbrotli1", "libsasl2-2", "libnghttp2-14", "libcurl4", "curl"):
-        lines += [f"Selecting previously unselected package {pkg}:amd64.", f"Preparing to unpack .../{pkg}.deb ...",
-                  f"Unpacking {pkg}:amd64 ...", f"Setting up {pkg}:amd64 ..."]
-    lines += ["Processing triggers for libc-bin (2.36-9+deb12u10) ...", "downloading uv 0.7.13 x86_64-unknown-linux-gnu",
-              "no checksums to verify", "installing to /root/.local/bin", "  uv", "  uvx", "everything's installed!", "",
-              "To add $HOME/.local/bin to your PATH, either restart your shell or run:", "",
-              "    source $HOME/.local/bin/env (sh, bash, zsh)", "    source $HOME/.local/bin/env.fish (fish)",
-              f"Using CPython 3.13.{rng.randint(0, 5)}", "Creating virtual environment at: .tv",
-              f"Resolved 7 packages in {rng.randint(40, 900)}ms", f"Prepared 7 packages in {rng.randint(40, 900)}ms",
-              f"Installed 7 packages in {rng.randint(5, 40)}ms", " + iniconfig==2.1.0", " + packaging==25.0",
-              " + pluggy==1.6.0", " + pygments==2.19.2", " + pytest==8.4.1", " + pytest-json-ctrf==0.3.5", ""]
+        lines += [
+            f"Selecting previously unselected package {pkg}:amd64.",
+            f"Preparing to unpack .../{pkg}.deb ...",
+            f"Unpacking {pkg}:amd64 ...",
+            f"Setting up {pkg}:amd64 ...",
+        ]
+    lines += [
+        "Processing triggers for libc-bin (2.36-9+deb12u10) ...",
+        "downloading uv 0.7.13 x86_64-unknown-linux-gnu",
+        "no checksums to verify",
+        "installing to /root/.local/bin",
+        "  uv",
+        "  uvx",
+        "everything's installed!",
+        "",
+        "To add $HOME/.local/bin to your PATH, either restart your shell or run:",
+        "",
+        "    source $HOME/.local/bin/env (sh, bash, zsh)",
+        "    source $HOME/.local/bin/env.fish (fish)",
+        f"Using CPython 3.13.{rng.randint(0, 5)}",
+        "Creating virtual environment at: .tv",
+        f"Resolved 7 packages in {rng.randint(40, 900)}ms",
+        f"Prepared 7 packages in {rng.randint(40, 900)}ms",
+        f"Installed 7 packages in {rng.randint(5, 40)}ms",
+        " + iniconfig==2.1.0",
+        " + packaging==25.0",
+        " + pluggy==1.6.0",
+        " + pygments==2.19.2",
+        " + pytest==8.4.1",
+        " + pytest-json-ctrf==0.3.5",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -99,9 +144,16 @@ def _pytest_ra(task: Task, passed: list[bool], rng: random.Random) -> str:
     """Terminal-Bench style: `pytest -rA` on /tests/test_outputs.py."""
     path = "../tests/test_outputs.py"
     progress = "".join("." if ok else "F" for ok in passed)
-    lines = [rule("test session starts"), f"platform linux -- Python 3.13.{rng.randint(0, 5)}, pytest-8.4.1, pluggy-1.6.0",
-             "rootdir: /tests", "plugins: json-ctrf-0.3.5", f"collected {len(passed)} items", "",
-             f"{path} {progress}{' ' * max(1, 80 - len(path) - len(progress) - 7)}[100%]", ""]
+    lines = [
+        rule("test session starts"),
+        f"platform linux -- Python 3.13.{rng.randint(0, 5)}, pytest-8.4.1, pluggy-1.6.0",
+        "rootdir: /tests",
+        "plugins: json-ctrf-0.3.5",
+        f"collected {len(passed)} items",
+        "",
+        f"{path} {progress}{' ' * max(1, 80 - len(path) - len(progress) - 7)}[100%]",
+        "",
+    ]
     failures = []
     if not all(passed):
         lines.append(rule("FAILURES"))
@@ -111,11 +163,19 @@ def _pytest_ra(task: Task, passed: list[bool], rng: random.Random) -> str:
             head, detail = _failure(rng)
             failures.append((name, head))
             lineno = rng.randint(20, 140)
-            lines += [rule(f"test_{name}", "_"), "", f"    def test_{name}():",
-                      f'        """Check that {name.replace("_", " ")}."""', "        result = load_result()",
-                      f">       assert check_{name}(result), \"{head.split(': ', 1)[-1]}\"",
-                      f"E       {head}"] + [f"E       {d}" for d in detail.splitlines() if d] + [
-                      "", f"/tests/test_outputs.py:{lineno}: {head.split(':', 1)[0]}"]
+            lines += (
+                [
+                    rule(f"test_{name}", "_"),
+                    "",
+                    f"    def test_{name}():",
+                    f'        """Check that {name.replace("_", " ")}."""',
+                    "        result = load_result()",
+                    f'>       assert check_{name}(result), "{head.split(": ", 1)[-1]}"',
+                    f"E       {head}",
+                ]
+                + [f"E       {d}" for d in detail.splitlines() if d]
+                + ["", f"/tests/test_outputs.py:{lineno}: {head.split(':', 1)[0]}"]
+            )
     lines.append(rule("PASSES"))
     lines.append(rule("short test summary info"))
     for name, ok in zip(task.tests, passed):
@@ -137,8 +197,14 @@ def _counts(passed: list[bool]) -> str:
 
 def _pytest_verbose(task: Task, passed: list[bool], rng: random.Random, path: str = "../tests/test_solution.py") -> str:
     """`pytest -v --tb=short` style (SWE-smith, e2egit)."""
-    lines = [rule("test session starts"), "platform linux -- Python 3.11.13, pytest-8.4.1, pluggy-1.6.0 -- /usr/local/bin/python3",
-             "cachedir: .pytest_cache", "rootdir: /app", f"collecting ... collected {len(passed)} items", ""]
+    lines = [
+        rule("test session starts"),
+        "platform linux -- Python 3.11.13, pytest-8.4.1, pluggy-1.6.0 -- /usr/local/bin/python3",
+        "cachedir: .pytest_cache",
+        "rootdir: /app",
+        f"collecting ... collected {len(passed)} items",
+        "",
+    ]
     for i, (name, ok) in enumerate(zip(task.tests, passed)):
         node = f"{path}::{_test_name(name)}"
         pct = f"[{(i + 1) * 100 // len(passed):3d}%]"
@@ -153,9 +219,12 @@ def _pytest_verbose(task: Task, passed: list[bool], rng: random.Random, path: st
             head, detail = _failure(rng)
             node = _test_name(name)
             failures.append((node, head))
-            lines += [rule(node, "_"), f"{path}:{rng.randint(10, 90)}: in {node}",
-                      "    assert result.returncode == 0, result.stderr", f"E   {head}"] + [
-                      f"E   {d}" for d in detail.splitlines() if d]
+            lines += [
+                rule(node, "_"),
+                f"{path}:{rng.randint(10, 90)}: in {node}",
+                "    assert result.returncode == 0, result.stderr",
+                f"E   {head}",
+            ] + [f"E   {d}" for d in detail.splitlines() if d]
     lines.append(rule("short test summary info"))
     for node, head in failures:
         lines.append(f"FAILED {path}::{node} - {head}")
@@ -172,8 +241,12 @@ def _polyglot_log(task: Task, passed: list[bool], rng: random.Random) -> str:
     ok = all(passed)
     exercise = task.name.split("_", 2)[2]
     runner = {
-        "python": _inner_pytest, "javascript": _inner_jest, "go": _inner_go, "rust": _inner_cargo,
-        "java": _inner_gradle, "cpp": _inner_ctest,
+        "python": _inner_pytest,
+        "javascript": _inner_jest,
+        "go": _inner_go,
+        "rust": _inner_cargo,
+        "java": _inner_gradle,
+        "cpp": _inner_ctest,
     }[task.lang](task, passed, rng)
     return (
         f"=== STARTING TEST EXECUTION ===\nLanguage: {task.lang}\nExercise: {exercise}\nWorking directory: /app\n"
@@ -196,13 +269,26 @@ def _inner_jest(task: Task, passed: list[bool], rng: random.Random) -> str:
         lines.append(f"    {'✓' if good else '✕'} {name.replace('_', ' ')} ({rng.randint(1, 9)} ms)")
     for name, good in zip(task.tests, passed):
         if not good:
-            lines += ["", f"  ● {suite} › {name.replace('_', ' ')}", "",
-                      "    expect(received).toEqual(expected) // deep equality", "", f"    Expected: {rng.randint(1, 9)}",
-                      "    Received: undefined", "", f"      at Object.toEqual ({module}.spec.js:{rng.randint(10, 99)}:42)"]
+            lines += [
+                "",
+                f"  ● {suite} › {name.replace('_', ' ')}",
+                "",
+                "    expect(received).toEqual(expected) // deep equality",
+                "",
+                f"    Expected: {rng.randint(1, 9)}",
+                "    Received: undefined",
+                "",
+                f"      at Object.toEqual ({module}.spec.js:{rng.randint(10, 99)}:42)",
+            ]
     fails = passed.count(False)
-    lines += ["", f"Test Suites: {'1 failed' if fails else '1 passed'}, 1 total",
-              f"Tests:       {f'{fails} failed, ' if fails else ''}{passed.count(True)} passed, {len(passed)} total",
-              "Snapshots:   0 total", f"Time:        {rng.uniform(0.3, 3):.3f} s", "Ran all test suites."]
+    lines += [
+        "",
+        f"Test Suites: {'1 failed' if fails else '1 passed'}, 1 total",
+        f"Tests:       {f'{fails} failed, ' if fails else ''}{passed.count(True)} passed, {len(passed)} total",
+        "Snapshots:   0 total",
+        f"Time:        {rng.uniform(0.3, 3):.3f} s",
+        "Ran all test suites.",
+    ]
     return "\n".join(lines)
 
 
@@ -211,44 +297,81 @@ def _inner_go(task: Task, passed: list[bool], rng: random.Random) -> str:
     for name, good in zip(task.tests, passed):
         lines.append(f"=== RUN   {name}")
         if not good:
-            lines.append(f"    bowling_test.go:{rng.randint(20, 90)}: {name}: Score() = {rng.randint(0, 200)}, want {rng.randint(0, 300)}")
+            lines.append(
+                f"    bowling_test.go:{rng.randint(20, 90)}: {name}: Score() = {rng.randint(0, 200)}, want {rng.randint(0, 300)}"
+            )
         lines.append(f"--- {'PASS' if good else 'FAIL'}: {name} (0.00s)")
-    lines += ["PASS", f"ok  \tbowling\t0.00{rng.randint(1, 9)}s"] if all(passed) else ["FAIL", f"FAIL\tbowling\t0.00{rng.randint(1, 9)}s"]
+    lines += (
+        ["PASS", f"ok  \tbowling\t0.00{rng.randint(1, 9)}s"]
+        if all(passed)
+        else ["FAIL", f"FAIL\tbowling\t0.00{rng.randint(1, 9)}s"]
+    )
     return "\n".join(lines)
 
 
 def _inner_cargo(task: Task, passed: list[bool], rng: random.Random) -> str:
-    lines = ["   Compiling forth v1.7.0 (/app)", f"    Finished `test` profile [unoptimized + debuginfo] target(s) in {rng.uniform(0.5, 9):.2f}s",
-             "     Running tests/forth.rs (target/debug/deps/forth-3f2a9c1b7d4e5a60)", "", f"running {len(passed)} tests"]
+    lines = [
+        "   Compiling forth v1.7.0 (/app)",
+        f"    Finished `test` profile [unoptimized + debuginfo] target(s) in {rng.uniform(0.5, 9):.2f}s",
+        "     Running tests/forth.rs (target/debug/deps/forth-3f2a9c1b7d4e5a60)",
+        "",
+        f"running {len(passed)} tests",
+    ]
     for name, good in zip(task.tests, passed):
         lines.append(f"test {name} ... {'ok' if good else 'FAILED'}")
     fails = [n for n, g in zip(task.tests, passed) if not g]
     if fails:
         lines += ["", "failures:", ""]
         for name in fails:
-            lines += [f"---- {name} stdout ----", f"thread '{name}' panicked at tests/forth.rs:{rng.randint(10, 300)}:5:",
-                      "assertion `left == right` failed", "  left: Err(UnknownWord)", " right: Ok(())",
-                      "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace", ""]
+            lines += [
+                f"---- {name} stdout ----",
+                f"thread '{name}' panicked at tests/forth.rs:{rng.randint(10, 300)}:5:",
+                "assertion `left == right` failed",
+                "  left: Err(UnknownWord)",
+                " right: Ok(())",
+                "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+                "",
+            ]
         lines += ["", "failures:"] + [f"    {n}" for n in fails]
     verdict = "FAILED" if fails else "ok"
-    lines += ["", f"test result: {verdict}. {passed.count(True)} passed; {len(fails)} failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s"]
+    lines += [
+        "",
+        f"test result: {verdict}. {passed.count(True)} passed; {len(fails)} failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s",
+    ]
     if fails:
         lines += ["", "error: test failed, to rerun pass `--test forth`"]
     return "\n".join(lines)
 
 
 def _inner_gradle(task: Task, passed: list[bool], rng: random.Random) -> str:
-    lines = ["> Task :compileJava", "> Task :processResources NO-SOURCE", "> Task :classes", "> Task :compileTestJava", "> Task :test", ""]
+    lines = [
+        "> Task :compileJava",
+        "> Task :processResources NO-SOURCE",
+        "> Task :classes",
+        "> Task :compileTestJava",
+        "> Task :test",
+        "",
+    ]
     for name, good in zip(task.tests, passed):
         lines.append(f"ReactTest > {name}() {'PASSED' if good else 'FAILED'}")
         if not good:
             lines.append(f"    org.opentest4j.AssertionFailedError at ReactTest.java:{rng.randint(20, 200)}")
     fails = passed.count(False)
     if fails:
-        lines += ["", f"{len(passed)} tests completed, {fails} failed", "", "> Task :test FAILED", "",
-                  "FAILURE: Build failed with an exception.", "", "* What went wrong:", "Execution failed for task ':test'.",
-                  "> There were failing tests. See the report at: file:///app/build/reports/tests/test/index.html", "",
-                  f"BUILD FAILED in {rng.randint(3, 30)}s"]
+        lines += [
+            "",
+            f"{len(passed)} tests completed, {fails} failed",
+            "",
+            "> Task :test FAILED",
+            "",
+            "FAILURE: Build failed with an exception.",
+            "",
+            "* What went wrong:",
+            "Execution failed for task ':test'.",
+            "> There were failing tests. See the report at: file:///app/build/reports/tests/test/index.html",
+            "",
+            f"BUILD FAILED in {rng.randint(3, 30)}s",
+        ]
     else:
         lines += ["", f"BUILD SUCCESSFUL in {rng.randint(3, 30)}s"]
     lines.append("4 actionable tasks: 4 executed")
@@ -256,17 +379,33 @@ def _inner_gradle(task: Task, passed: list[bool], rng: random.Random) -> str:
 
 
 def _inner_ctest(task: Task, passed: list[bool], rng: random.Random) -> str:
-    lines = ["-- The CXX compiler identification is GNU 12.2.0", "-- Detecting CXX compiler ABI info - done",
-             "-- Configuring done", "-- Generating done", "-- Build files have been written to: /app/build",
-             "[ 25%] Building CXX object CMakeFiles/bank-account.dir/bank_account_test.cpp.o",
-             "[ 50%] Building CXX object CMakeFiles/bank-account.dir/bank_account.cpp.o",
-             "[ 75%] Linking CXX executable bank-account", "[100%] Built target bank-account"]
+    lines = [
+        "-- The CXX compiler identification is GNU 12.2.0",
+        "-- Detecting CXX compiler ABI info - done",
+        "-- Configuring done",
+        "-- Generating done",
+        "-- Build files have been written to: /app/build",
+        "[ 25%] Building CXX object CMakeFiles/bank-account.dir/bank_account_test.cpp.o",
+        "[ 50%] Building CXX object CMakeFiles/bank-account.dir/bank_account.cpp.o",
+        "[ 75%] Linking CXX executable bank-account",
+        "[100%] Built target bank-account",
+    ]
     fails = passed.count(False)
     for name, good in zip(task.tests, passed):
         if not good:
-            lines += ["-" * 79, name.replace("_", " "), "-" * 79, f"/app/bank_account_test.cpp:{rng.randint(10, 120)}",
-                      "." * 79, "", f"/app/bank_account_test.cpp:{rng.randint(10, 120)}: FAILED:",
-                      "  REQUIRE( account.balance() == 0 )", "with expansion:", f"  {rng.randint(1, 500)} == 0", ""]
+            lines += [
+                "-" * 79,
+                name.replace("_", " "),
+                "-" * 79,
+                f"/app/bank_account_test.cpp:{rng.randint(10, 120)}",
+                "." * 79,
+                "",
+                f"/app/bank_account_test.cpp:{rng.randint(10, 120)}: FAILED:",
+                "  REQUIRE( account.balance() == 0 )",
+                "with expansion:",
+                f"  {rng.randint(1, 500)} == 0",
+                "",
+            ]
     lines.append("=" * 79)
     if fails:
         lines.append(f"test cases: {len(passed)} | {passed.count(True)} passed | {fails} failed")
@@ -291,4 +430,6 @@ def _colourize(log: str) -> str:
     """pytest's colours, as a log captured with a tty (or --color=yes) has them."""
     for word, colour in (("PASSED", GREEN), ("FAILED", RED), ("ERROR", RED), ("passed", GREEN), ("failed", RED)):
         log = log.replace(word, f"{colour}{word}{RESET}")
-    return log.replace("E       ", f"{RED}{BOLD}E       {RESET}{RED}").replace("test session starts", f"{BOLD}test session starts{RESET}")
+    return log.replace("E       ", f"{RED}{BOLD}E       {RESET}{RED}").replace(
+        "test session starts", f"{BOLD}test session starts{RESET}"
+    )

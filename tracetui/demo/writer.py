@@ -36,8 +36,20 @@ Progress = Callable[[int, int], None]
 
 def _row(trial: Trial, conversation: list[Message], episode: int, verifier: str | None, source: str) -> tuple:
     run = trial.run
-    return (conversation, run.model.agent, run.model.id, run.model.provider, trial.date, trial.task.name,
-            f"episode-{episode}", run.run_id, trial.trial_name, trial.result, verifier, source)
+    return (
+        conversation,
+        run.model.agent,
+        run.model.id,
+        run.model.provider,
+        trial.date,
+        trial.task.name,
+        f"episode-{episode}",
+        run.run_id,
+        trial.trial_name,
+        trial.result,
+        verifier,
+        source,
+    )
 
 
 def _rows(trials: list[Trial]) -> Iterator[tuple]:
@@ -50,8 +62,11 @@ def _rows(trials: list[Trial]) -> Iterator[tuple]:
         verifier = verifier_output(trial)
         for episode, conversation in enumerate(builder(trial).main_rows()):
             yield _row(trial, conversation, episode, verifier, "main")
-    sources = [f"summarization-{n}-{kind}" for n in range(1, 1 + max((len(t.restarts) for t in trials), default=0))
-               for kind in ("summary", "questions", "answers")]
+    sources = [
+        f"summarization-{n}-{kind}"
+        for n in range(1, 1 + max((len(t.restarts) for t in trials), default=0))
+        for kind in ("summary", "questions", "answers")
+    ]
     for source in sources:
         n = int(source.split("-")[1])
         for trial in trials:

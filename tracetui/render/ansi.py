@@ -17,10 +17,20 @@ _CR_LINE = re.compile(r"(?m)^[^\n\r]*+\r[^\n]*")
 
 # --- SGR --------------------------------------------------------------------------------------
 
-_ATTRS = {1: ("bold", True), 2: ("dim", True), 3: ("italic", True), 4: ("underline", True),
-          7: ("reverse", True), 9: ("strike", True), 21: ("underline", True),
-          22: ("bold", None), 23: ("italic", None), 24: ("underline", None),
-          27: ("reverse", None), 29: ("strike", None)}
+_ATTRS = {
+    1: ("bold", True),
+    2: ("dim", True),
+    3: ("italic", True),
+    4: ("underline", True),
+    7: ("reverse", True),
+    9: ("strike", True),
+    21: ("underline", True),
+    22: ("bold", None),
+    23: ("italic", None),
+    24: ("underline", None),
+    27: ("reverse", None),
+    29: ("strike", None),
+}
 _PLAIN_STATE: tuple = (None, None, None, None, None, None, None, None)
 _FIELDS = ("color", "bgcolor", "bold", "dim", "italic", "underline", "reverse", "strike")
 

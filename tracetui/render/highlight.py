@@ -26,9 +26,29 @@ GUESS_LIMIT = 4096
 
 _LEXER_OPTIONS = {"stripnl": False, "ensurenl": False, "tabsize": 0}
 _PYGMENTS_STYLE = get_style_by_name("monokai")
-_GUESSABLE = {"bash", "c", "cpp", "diff", "docker", "go", "html", "ini", "java", "javascript",
-              "json", "make", "php", "python", "ruby", "rust", "sql", "toml", "typescript", "xml",
-              "yaml"}
+_GUESSABLE = {
+    "bash",
+    "c",
+    "cpp",
+    "diff",
+    "docker",
+    "go",
+    "html",
+    "ini",
+    "java",
+    "javascript",
+    "json",
+    "make",
+    "php",
+    "python",
+    "ruby",
+    "rust",
+    "sql",
+    "toml",
+    "typescript",
+    "xml",
+    "yaml",
+}
 _SHELL = "bash"
 
 
@@ -40,9 +60,12 @@ def _token_style(ttype: _TokenType) -> Style | None:
     while not _PYGMENTS_STYLE.styles_token(ttype) and ttype.parent is not None:
         ttype = ttype.parent  # Pygments styles name only some token types; the rest inherit
     spec = _PYGMENTS_STYLE.style_for_token(ttype)
-    style = Style(color=f"#{spec['color']}" if spec["color"] else None,
-                  bold=spec["bold"] or None, italic=spec["italic"] or None,
-                  underline=spec["underline"] or None)
+    style = Style(
+        color=f"#{spec['color']}" if spec["color"] else None,
+        bold=spec["bold"] or None,
+        italic=spec["italic"] or None,
+        underline=spec["underline"] or None,
+    )
     return style or None
 
 
@@ -60,19 +83,41 @@ def lexer_for(lang: str) -> Lexer | None:
     except ClassNotFound:
         try:
             filename = lang.rsplit("/", 1)[-1]
-            lexer = get_lexer_for_filename(filename if "." in filename or filename[:1].isupper()
-                                           else f"x.{filename}", **_LEXER_OPTIONS)
+            lexer = get_lexer_for_filename(
+                filename if "." in filename or filename[:1].isupper() else f"x.{filename}", **_LEXER_OPTIONS
+            )
         except ClassNotFound:
             return None
     return None if lexer.aliases[:1] == ["text"] else lexer
 
 
 COMMON_FILES = {
-    "py": "python", "rs": "rust", "js": "javascript", "mjs": "javascript", "ts": "typescript",
-    "go": "go", "c": "c", "h": "c", "cc": "cpp", "cpp": "cpp", "hpp": "cpp", "java": "java",
-    "sh": "bash", "bash": "bash", "json": "json", "yaml": "yaml", "yml": "yaml", "toml": "toml",
-    "md": "markdown", "html": "html", "css": "css", "sql": "sql", "rb": "ruby", "makefile": "make",
-    "dockerfile": "docker", "txt": "text",
+    "py": "python",
+    "rs": "rust",
+    "js": "javascript",
+    "mjs": "javascript",
+    "ts": "typescript",
+    "go": "go",
+    "c": "c",
+    "h": "c",
+    "cc": "cpp",
+    "cpp": "cpp",
+    "hpp": "cpp",
+    "java": "java",
+    "sh": "bash",
+    "bash": "bash",
+    "json": "json",
+    "yaml": "yaml",
+    "yml": "yaml",
+    "toml": "toml",
+    "md": "markdown",
+    "html": "html",
+    "css": "css",
+    "sql": "sql",
+    "rb": "ruby",
+    "makefile": "make",
+    "dockerfile": "docker",
+    "txt": "text",
 }
 """File extensions (and names) of what agents write most, straight to a lexer: Pygments' own file-name
 search compiles ~900 patterns on first use (40 ms on the UI thread)."""
@@ -116,17 +161,20 @@ def _guess(code: str) -> Lexer | None:
 
 
 # Telltale lines, tried in order before Pygments' own guess (which often picks exotic lexers).
-_SNIFFERS = [(re.compile(p, re.MULTILINE), lang) for p, lang in [
-    (r"^(?:diff --git |--- \S|\+\+\+ \S|@@ -\d)", "diff"),
-    (r"^#include\s*[<\"](?:iostream|vector|string|map)|\bstd::", "cpp"),
-    (r"^#include\s*[<\"]", "c"),
-    (r"^\s*(?:def \w+\(|class \w+[:(]|import \w|from [\w.]+ import |if __name__)", "python"),
-    (r"\bfn \w+\(|\blet mut\b|^\s*(?:use \w+::|impl\b)|\w+!\(", "rust"),
-    (r"^package \w+\s*$|^func \w*\(", "go"),
-    (r"^\s*(?:const|let|var) \w+ = |\brequire\(|console\.log\(|^\s*(?:export|import) .* from ", "javascript"),
-    (r"^\s*(?:SELECT|INSERT INTO|UPDATE|DELETE FROM|CREATE TABLE)\b", "sql"),
-    (r"^\s*(?:\$ |#!/bin/(?:ba)?sh|sudo |apt(?:-get)? |pip3? |cd |ls\b|echo |export |mkdir |grep )", "bash"),
-]]
+_SNIFFERS = [
+    (re.compile(p, re.MULTILINE), lang)
+    for p, lang in [
+        (r"^(?:diff --git |--- \S|\+\+\+ \S|@@ -\d)", "diff"),
+        (r"^#include\s*[<\"](?:iostream|vector|string|map)|\bstd::", "cpp"),
+        (r"^#include\s*[<\"]", "c"),
+        (r"^\s*(?:def \w+\(|class \w+[:(]|import \w|from [\w.]+ import |if __name__)", "python"),
+        (r"\bfn \w+\(|\blet mut\b|^\s*(?:use \w+::|impl\b)|\w+!\(", "rust"),
+        (r"^package \w+\s*$|^func \w*\(", "go"),
+        (r"^\s*(?:const|let|var) \w+ = |\brequire\(|console\.log\(|^\s*(?:export|import) .* from ", "javascript"),
+        (r"^\s*(?:SELECT|INSERT INTO|UPDATE|DELETE FROM|CREATE TABLE)\b", "sql"),
+        (r"^\s*(?:\$ |#!/bin/(?:ba)?sh|sudo |apt(?:-get)? |pip3? |cd |ls\b|echo |export |mkdir |grep )", "bash"),
+    ]
+]
 
 
 @lru_cache(maxsize=256)
@@ -193,11 +241,27 @@ _REDIRECT = re.compile(  # stdout to a file (not `2>` or `>&`), or tee's file
 _SEPARATOR = re.compile(r"&&|\|\||[;|]")
 _COMMAND = re.compile(r"\s*(?:(?:then|do|sudo|env)\s+|\(\s*|\w+=\S*\s+)*(?P<cmd>[\w./+-]+)")
 _INTERPRETERS = {
-    "python": "python", "python3": "python", "python2": "python", "py": "python",
-    "uv": "python", "node": "javascript", "nodejs": "javascript", "deno": "typescript",
-    "bash": "bash", "sh": "bash", "zsh": "bash", "ruby": "ruby", "perl": "perl", "php": "php",
-    "psql": "sql", "mysql": "sql", "sqlite3": "sql", "patch": "diff", "git": "diff",
-    "lua": "lua", "Rscript": "r",
+    "python": "python",
+    "python3": "python",
+    "python2": "python",
+    "py": "python",
+    "uv": "python",
+    "node": "javascript",
+    "nodejs": "javascript",
+    "deno": "typescript",
+    "bash": "bash",
+    "sh": "bash",
+    "zsh": "bash",
+    "ruby": "ruby",
+    "perl": "perl",
+    "php": "php",
+    "psql": "sql",
+    "mysql": "sql",
+    "sqlite3": "sql",
+    "patch": "diff",
+    "git": "diff",
+    "lua": "lua",
+    "Rscript": "r",
 }
 
 

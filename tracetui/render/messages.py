@@ -54,8 +54,14 @@ BADGES = {
     "prompt": ("prompt", "#87d75f"),
     "observation": ("terminal", "#808080"),
 }
-HARNESS_STYLES = {"parse_error": "#ff8787", "warning": "#ffd75f", "completion_check": "#87d7ff",
-                  "timeout": "#ffaf5f", "output_limit": "#ff8787", "handoff": ""}
+HARNESS_STYLES = {
+    "parse_error": "#ff8787",
+    "warning": "#ffd75f",
+    "completion_check": "#87d7ff",
+    "timeout": "#ffaf5f",
+    "output_limit": "#ff8787",
+    "handoff": "",
+}
 THINK_STYLE = "italic #8a8a8a"
 LABEL_STYLE = "bold #87afd7"
 FOLDED_STYLE = "#808080"
@@ -69,13 +75,21 @@ COMPLETE_STYLE = "bold #5fd75f"
 TOOL_STYLE = "bold #5fd7d7"
 TERMINAL_STYLE = "#d0d0d0"
 
-_CODE_ARGUMENTS = {"command": "bash", "cmd": "bash", "code": "python",
-                   "file_text": None, "new_str": None, "old_str": None, "content": None,
-                   "patch": "diff"}
-_FENCE = re.compile(r"^[ \t]*```[ \t]*([^\s`]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$\n?|\Z)",
-                    re.MULTILINE | re.DOTALL)
-_OMITTED = re.compile(r"\n?\[\.\.\. output limited to (\d[\d,]{0,20}) bytes; (\d[\d,]{0,20}) interior "
-                      r"bytes omitted \.\.\.\]\n?")
+_CODE_ARGUMENTS = {
+    "command": "bash",
+    "cmd": "bash",
+    "code": "python",
+    "file_text": None,
+    "new_str": None,
+    "old_str": None,
+    "content": None,
+    "patch": "diff",
+}
+_FENCE = re.compile(r"^[ \t]*```[ \t]*([^\s`]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$\n?|\Z)", re.MULTILINE | re.DOTALL)
+_OMITTED = re.compile(
+    r"\n?\[\.\.\. output limited to (\d[\d,]{0,20}) bytes; (\d[\d,]{0,20}) interior "
+    r"bytes omitted \.\.\.\]\n?"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +149,7 @@ def _size(n: int) -> str:
 
 # --- long content -----------------------------------------------------------------------------
 
+
 def _cut(s: str) -> tuple[int, int] | None:
     """(end of head, start of tail) for text too long to show whole; None when it is not.
 
@@ -190,29 +205,27 @@ def _hidden_marker(s: str, head_end: int, tail_start: int, indent: int) -> Block
     end = tail_start - (tail_start > start and s[tail_start - 1] == "\n")
     lines = s.count("\n", start, end) + 1 if end > start else 0
     what = f"{lines:,} lines" if lines > 1 else f"{end - start:,} characters"
-    return Block(f"… {what} ({_size(end - start)}) hidden — Enter to expand", style=MARKER_STYLE,
-                 indent=indent, action="expand")
+    return Block(
+        f"… {what} ({_size(end - start)}) hidden — Enter to expand", style=MARKER_STYLE, indent=indent, action="expand"
+    )
 
 
-def _cut_blocks(raw: str, state: MessageState, make: Callable[[str], list[Block]],
-                indent: int = 0) -> list[Block]:
+def _cut_blocks(raw: str, state: MessageState, make: Callable[[str], list[Block]], indent: int = 0) -> list[Block]:
     """`make`'s blocks for raw text, cut to head and tail (around a marker) unless expanded."""
     cut = _cut(raw)
     if cut is None:
         return make(raw)
     if state.expanded:
-        collapse = Block("▴ shown whole — Enter to collapse", style=MARKER_STYLE, indent=indent,
-                         action="expand")
+        collapse = Block("▴ shown whole — Enter to collapse", style=MARKER_STYLE, indent=indent, action="expand")
         return [*make(raw), collapse]
     head_end, tail_start = cut
-    return [*make(raw[:head_end]), _hidden_marker(raw, head_end, tail_start, indent),
-            *make(raw[tail_start:])]
+    return [*make(raw[:head_end]), _hidden_marker(raw, head_end, tail_start, indent), *make(raw[tail_start:])]
 
 
 # --- prose, code, terminal --------------------------------------------------------------------
 
-def _prose(raw: str, state: MessageState, style: str = "", indent: int = 0,
-           label: str = "") -> list[Block]:
+
+def _prose(raw: str, state: MessageState, style: str = "", indent: int = 0, label: str = "") -> list[Block]:
     """Prose with its fenced code blocks highlighted; `label` (e.g. "Analysis") leads it."""
     if not raw.strip():
         return [Block(f"{label}:", style=LABEL_STYLE, indent=indent)] if label else []
@@ -279,8 +292,7 @@ def _terminal_piece(raw: str, indent: int) -> Block:
         pos = omitted.end()
     segments += _blank_runs(raw[pos:])
     text = "\n".join(sanitize(s) if style is None else s for s, style in segments)
-    styler = lambda: Text("\n").join(ansi_text(s) if style is None else Text(s, style)
-                                     for s, style in segments)
+    styler = lambda: Text("\n").join(ansi_text(s) if style is None else Text(s, style) for s, style in segments)
     return Block(text, style=TERMINAL_STYLE, styler=styler, indent=indent, wrap=False)
 
 
@@ -307,6 +319,7 @@ def _blank_runs(raw: str) -> list[tuple[str, str | None]]:
 
 
 # --- assistant --------------------------------------------------------------------------------
+
 
 def _assistant(reply: AssistantReply, harness: str | None, state: MessageState) -> list[Block]:
     blocks = [block for think in reply.think for block in _think(think, state)]
@@ -335,8 +348,10 @@ def _think(think: str, state: MessageState) -> list[Block]:
         words = " ".join(sanitize(think[:400]).split())
         preview = words if len(words) <= 100 else words[:99].rstrip() + "…"
         return [Block(f"▸ thinking ({size}): {preview}", style=THINK_STYLE, action="think")]
-    return [Block(f"▾ thinking ({size})", style=THINK_STYLE, action="think"),
-            *_prose(think, state, style=THINK_STYLE, indent=2)]
+    return [
+        Block(f"▾ thinking ({size})", style=THINK_STYLE, action="think"),
+        *_prose(think, state, style=THINK_STYLE, indent=2),
+    ]
 
 
 def _harness_feedback(history: Sequence[Message], i: int) -> str | None:
@@ -351,8 +366,7 @@ def _harness_feedback(history: Sequence[Message], i: int) -> str | None:
 def _unparsed(reply: AssistantReply, harness: str | None, state: MessageState) -> list[Block]:
     """The raw reply, flagged, with why it did not parse beneath it."""
     blocks = [Block("⚠ unparsed reply", style="bold " + ERROR_STYLE)]
-    blocks += _cut_blocks(reply.body.strip("\n"), state,
-                          lambda piece: [_text_block(piece, "", 2)], 2)
+    blocks += _cut_blocks(reply.body.strip("\n"), state, lambda piece: [_text_block(piece, "", 2)], 2)
     if harness is not None:
         feedback = harness.partition("\n")[2].split("\n\nPlease fix these issues")[0].strip()
         blocks.append(Block("↳ harness said:", style="bold " + ERROR_STYLE, indent=2))
@@ -370,22 +384,27 @@ def _command(number: int, command: Command, state: MessageState) -> list[Block]:
     timing = f"⏱ {command.duration:g}s" if command.duration is not None else "⏱ 1s (default)"
     head = f"{number:>2}. "
     if key is not None:
-        return [_pieces_block([(head, COMMAND_STYLE), (f"⌨ {sanitize(key)}", KEY_STYLE),
-                               (f"   {timing}", COMMAND_STYLE)])]
+        return [
+            _pieces_block([(head, COMMAND_STYLE), (f"⌨ {sanitize(key)}", KEY_STYLE), (f"   {timing}", COMMAND_STYLE)])
+        ]
     if not keystrokes:
         return [Block(f"{head}(wait)   {timing}", style=COMMAND_STYLE)]
     enter = keystrokes.endswith("\n")
     note = "" if enter else "   (no Enter: typed, not run)"
-    return [Block(f"{head}{timing}{note}", style=COMMAND_STYLE),
-            *_code(keystrokes[:-1] if enter else keystrokes, "bash", state, indent=4)]
+    return [
+        Block(f"{head}{timing}{note}", style=COMMAND_STYLE),
+        *_code(keystrokes[:-1] if enter else keystrokes, "bash", state, indent=4),
+    ]
 
 
 def _tool_call(call: ToolCall, state: MessageState) -> list[Block]:
     name = sanitize(call.name)[:80]
     if call.error is not None:
-        return [Block(f"⚙ {name}: unparsed tool call", style="bold " + ERROR_STYLE),
-                *_code(call.raw, None, state, indent=4),
-                Block(f"↳ {sanitize(call.error)}", style=ERROR_STYLE, indent=2)]
+        return [
+            Block(f"⚙ {name}: unparsed tool call", style="bold " + ERROR_STYLE),
+            *_code(call.raw, None, state, indent=4),
+            Block(f"↳ {sanitize(call.error)}", style=ERROR_STYLE, indent=2),
+        ]
     arguments = dict(call.arguments)
     blocks = []
     keystrokes = arguments.pop("keystrokes", None)
@@ -401,8 +420,10 @@ def _tool_call(call: ToolCall, state: MessageState) -> list[Block]:
         key = sanitize(str(key))[:80]
         if isinstance(value, str) and key in _CODE_ARGUMENTS and not (key == "command" and editor):
             lang = _CODE_ARGUMENTS[key] or str(arguments.get("path") or "") or None  # resolved lazily
-            blocks += [Block(f"{key}:", style=COMMAND_STYLE, indent=2),
-                       *_code(value.removesuffix("\n"), lang, state, indent=4)]
+            blocks += [
+                Block(f"{key}:", style=COMMAND_STYLE, indent=2),
+                *_code(value.removesuffix("\n"), lang, state, indent=4),
+            ]
         elif isinstance(value, str) and ("\n" in value or len(value) > 100):
             blocks += _prose(value, state, indent=2, label=key)
         else:
@@ -414,6 +435,7 @@ def _tool_call(call: ToolCall, state: MessageState) -> list[Block]:
 
 # --- user and other roles ---------------------------------------------------------------------
 
+
 def _user_parts(kind: str, parts: tuple[Part, ...], state: MessageState) -> list[Block]:
     blocks = []
     for part in parts:
@@ -422,8 +444,10 @@ def _user_parts(kind: str, parts: tuple[Part, ...], state: MessageState) -> list
         elif part.kind == "terminal":
             blocks += _terminal(part.text, state)
         elif part.kind == "code":
-            blocks += [Block(f"{sanitize(part.label)}:", style=COMMAND_STYLE),
-                       *_code(part.text, part.lang, state, indent=2)]
+            blocks += [
+                Block(f"{sanitize(part.label)}:", style=COMMAND_STYLE),
+                *_code(part.text, part.lang, state, indent=2),
+            ]
         elif part.kind == "harness" and kind in HARNESS_KINDS:
             blocks += _prose(part.text.strip("\n"), state, style=HARNESS_STYLES.get(kind, ""))
         else:
@@ -435,5 +459,7 @@ def _template(part: Part, state: MessageState) -> list[Block]:
     title = f"{sanitize(part.label)} ({_size(len(part.text))})"
     if not state.expanded:
         return [Block(f"▸ {title}", style=FOLDED_STYLE, action="expand")]
-    return [Block(f"▾ {title}", style=FOLDED_STYLE, action="expand"),
-            *_prose(part.text.strip("\n"), state, style=FOLDED_STYLE, indent=2)]
+    return [
+        Block(f"▾ {title}", style=FOLDED_STYLE, action="expand"),
+        *_prose(part.text.strip("\n"), state, style=FOLDED_STYLE, indent=2),
+    ]

@@ -76,7 +76,9 @@ def verifier_view(
                 continue
             if a > position:
                 _log_block(view, raw_lines, position, a)
-            blocks.append(Block(f"▸ {b - a} lines of install output — Enter to show", style="dim", action=f"noise:{number}"))
+            blocks.append(
+                Block(f"▸ {b - a} lines of install output — Enter to show", style="dim", action=f"noise:{number}")
+            )
             view.line_block.append((a, len(blocks) - 1))
             position = max(position, b)
         if position < stop:

@@ -113,7 +113,9 @@ class LabelStore:
                 problem = str(again)
         except (sqlite3.Error, OSError) as exc:
             problem = f"{exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)
-        return cls(_memory_copy(path, timeout), None, timeout, f"labels kept in memory only: cannot use {path} ({problem})")
+        return cls(
+            _memory_copy(path, timeout), None, timeout, f"labels kept in memory only: cannot use {path} ({problem})"
+        )
 
     @property
     def persistent(self) -> bool:
@@ -344,8 +346,17 @@ def _put(conn: sqlite3.Connection, key: TrialKey, labels: Iterable[str], note: s
         " ON CONFLICT (dataset_id, revision, trial) DO UPDATE SET named = excluded.named,"
         " labels = excluded.labels, note = excluded.note, task = excluded.task, model = excluded.model,"
         " updated = excluded.updated",
-        (key.dataset_id, key.revision, key.trial, int(key.named), json.dumps(sorted(labels)), note,
-         key.task, key.model, time.time()),
+        (
+            key.dataset_id,
+            key.revision,
+            key.trial,
+            int(key.named),
+            json.dumps(sorted(labels)),
+            note,
+            key.task,
+            key.model,
+            time.time(),
+        ),
     )
 
 
@@ -456,7 +467,7 @@ def decode_view(session: Session, state_json: str | None) -> tuple[FilterState, 
         data = {}
     selected = {}
     filters = data.get("filters")
-    for name, values in (filters.items() if isinstance(filters, dict) else ()):
+    for name, values in filters.items() if isinstance(filters, dict) else ():
         facet = session.facets.facets.get(name)
         if facet is not None and isinstance(values, list):
             kept = frozenset(v for v in values if isinstance(v, str) and facet.code_of(v) is not None)

@@ -290,8 +290,7 @@ def _validate(data: dict, content: str, warnings: list[str]) -> None:
     order = sorted(positions, key=positions.__getitem__)
     expected = [name for name in _REQUIRED if name in positions]
     if len(positions) >= 2 and order != expected:
-        warnings.append(f"Fields appear in wrong order. Found: {' → '.join(order)}, "
-                        f"expected: {' → '.join(expected)}")
+        warnings.append(f"Fields appear in wrong order. Found: {' → '.join(order)}, expected: {' → '.join(expected)}")
     complete = data.get("task_complete")
     if complete is not None and not isinstance(complete, (bool, str)):
         warnings.append("Field 'task_complete' should be a boolean or string")
@@ -317,9 +316,11 @@ def _read_commands(items: list, warnings: list[str]) -> tuple[tuple[Command, ...
         if unknown:
             warnings.append(f"Command {number}: Unknown fields: {', '.join(sorted(unknown))}")
         if number < len(items) and not keystrokes.endswith("\n"):
-            warnings.append(f"Command {number} should end with newline when followed by another "
-                            "command. Otherwise the two commands will be concatenated together "
-                            "on the same line.")
+            warnings.append(
+                f"Command {number} should end with newline when followed by another "
+                "command. Otherwise the two commands will be concatenated together "
+                "on the same line."
+            )
         commands.append(Command(keystrokes, None if duration is None else float(duration)))
     return tuple(commands), ""
 
@@ -374,8 +375,7 @@ def _parse_xml(body: str) -> dict[str, Any]:
             try:
                 seconds = float(duration.group(1)) if duration else None
             except ValueError:
-                warnings.append(f"Command {number}: Invalid duration value "
-                                f"'{duration.group(1)}', using default 1.0")
+                warnings.append(f"Command {number}: Invalid duration value '{duration.group(1)}', using default 1.0")
                 seconds = None
             if duration is None:
                 warnings.append(f"Command {number}: Missing duration attribute, using default 1.0")
@@ -409,8 +409,7 @@ def _parse_tool_calls(body: str) -> dict[str, Any]:
     outside.append(body[pos:])
     fields = _labelled_prose("\n".join(part.strip() for part in outside if part.strip()))
     errors = [call.error for call in calls if call.error]
-    return {**fields, "format": "tool_call", "tool_calls": tuple(calls),
-            "error": errors[0] if errors else None}
+    return {**fields, "format": "tool_call", "tool_calls": tuple(calls), "error": errors[0] if errors else None}
 
 
 def _tool_call(raw: str) -> ToolCall:
@@ -418,7 +417,7 @@ def _tool_call(raw: str) -> ToolCall:
     if error:
         return ToolCall("?", {}, raw, f"Invalid tool call: {error}")
     if not isinstance(data, dict) or not isinstance(data.get("name"), str):
-        return ToolCall("?", {}, raw, "Invalid tool call: expected an object with a \"name\"")
+        return ToolCall("?", {}, raw, 'Invalid tool call: expected an object with a "name"')
     arguments = data.get("arguments", data.get("parameters", {}))
     if isinstance(arguments, str):  # OpenAI-style: the arguments are a JSON string
         decoded, error = _decode(arguments)
@@ -440,5 +439,9 @@ def _labelled_prose(text: str) -> dict[str, Any]:
         name = label.group(1).lower()
         if name not in found:
             found[name] = text[label.end() : following.start() if following else len(text)].strip()
-    return {"format": "prose", "analysis": found.get("analysis"), "plan": found.get("plan"),
-            "prose": text[: labels[0].start()].strip()}
+    return {
+        "format": "prose",
+        "analysis": found.get("analysis"),
+        "plan": found.get("plan"),
+        "prose": text[: labels[0].start()].strip(),
+    }

@@ -13,8 +13,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-KINDS = ("prompt", "observation", "parse_error", "warning", "completion_check", "timeout",
-         "output_limit", "handoff", "plain")
+KINDS = (
+    "prompt",
+    "observation",
+    "parse_error",
+    "warning",
+    "completion_check",
+    "timeout",
+    "output_limit",
+    "handoff",
+    "plain",
+)
 HARNESS_KINDS = frozenset(KINDS) - {"prompt", "observation", "plain"}
 
 
@@ -47,13 +56,15 @@ _WARNING = "Previous response had warnings:"
 _COMPLETION = "Are you sure you want to mark the task as complete?"
 _OUTPUT_LIMIT = "NONE of the actions you just requested were performed because"
 _TIMEOUT = re.compile(  # at a line start, so a program's own "timed out" output is not taken for it
-    r"^(?:The previous command timed out after [\d.]+ ?s|Command timed out after [\d.]+ ?s|\[TIMEOUT\])",
-    re.MULTILINE)
+    r"^(?:The previous command timed out after [\d.]+ ?s|Command timed out after [\d.]+ ?s|\[TIMEOUT\])", re.MULTILINE
+)
 _TIMEOUT_SCREEN = "Here is the current state of the terminal:\n"
-_HANDOFFS = ("You are picking up work from a previous AI agent",
-             "Here are the answers the other agent provided",
-             "You are about to hand off your work",
-             "The next agent has a few questions for you")
+_HANDOFFS = (
+    "You are picking up work from a previous AI agent",
+    "Here are the answers the other agent provided",
+    "You are about to hand off your work",
+    "The next agent has a few questions for you",
+)
 _HANDOFF_SCREEN = "**Current Terminal Screen:**\n"
 _HEAD = 2000
 """How far from its start (or, for the completion check, its end) a message's kind is looked for."""
@@ -109,14 +120,16 @@ def _timeout(content: str, notice: int) -> tuple[Part, ...]:
     """`Previous command:` (shell), the time-out notice, and the screen after it."""
     parts = []
     if content.startswith("Previous command:\n") and notice > 0:
-        parts.append(Part("code", content[len("Previous command:\n") : notice].strip("\n"),
-                          "Previous command", "bash"))
+        parts.append(Part("code", content[len("Previous command:\n") : notice].strip("\n"), "Previous command", "bash"))
         content = content[notice:]
     screen = content.find(_TIMEOUT_SCREEN)
     if screen < 0:
         return (*parts, Part("harness", content))
-    return (*parts, Part("harness", content[:screen].rstrip()),
-            Part("terminal", content[screen + len(_TIMEOUT_SCREEN) :].lstrip("\n"), "terminal"))
+    return (
+        *parts,
+        Part("harness", content[:screen].rstrip()),
+        Part("terminal", content[screen + len(_TIMEOUT_SCREEN) :].lstrip("\n"), "terminal"),
+    )
 
 
 def _handoff(content: str) -> tuple[Part, ...]:
@@ -127,8 +140,7 @@ def _handoff(content: str) -> tuple[Part, ...]:
     body = start + len(_HANDOFF_SCREEN)
     end = content.find("\n\n\nPlease begin", body)  # the screen's padding runs into the ask
     end = len(content) if end < 0 else end
-    parts = [Part("prose", content[:start].rstrip()),
-             Part("terminal", content[body:end], "Current Terminal Screen")]
+    parts = [Part("prose", content[:start].rstrip()), Part("terminal", content[body:end], "Current Terminal Screen")]
     if content[end:].strip():
         parts.append(Part("prose", content[end:].strip("\n")))
     return tuple(parts)
@@ -136,9 +148,13 @@ def _handoff(content: str) -> tuple[Part, ...]:
 
 def _prompt(content: str) -> tuple[Part, ...]:
     """The fixed template (folded), the task instruction, and the initial screen."""
-    label = ("terminus-2 prompt template" if content.startswith(_TERMINUS_TEMPLATE)
-             else "openhands system prompt" if content.startswith(_OPENHANDS_TEMPLATE)
-             else "prompt template")
+    label = (
+        "terminus-2 prompt template"
+        if content.startswith(_TERMINUS_TEMPLATE)
+        else "openhands system prompt"
+        if content.startswith(_OPENHANDS_TEMPLATE)
+        else "prompt template"
+    )
     task = content.find(_TASK)
     if task < 0:
         return (Part("template", content, label),)
@@ -149,5 +165,4 @@ def _prompt(content: str) -> tuple[Part, ...]:
         state = instruction.find("\nCurrent Terminal Screen:\n")
     if state < 0:
         return (*parts, Part("prose", instruction.strip("\n"), "Task"))
-    return (*parts, Part("prose", instruction[:state].strip("\n"), "Task"),
-            *_screen(instruction[state + 1 :]))
+    return (*parts, Part("prose", instruction[:state].strip("\n"), "Task"), *_screen(instruction[state + 1 :]))

@@ -25,8 +25,17 @@ ESCAPE = re.compile(
     r"|[\x20-\x2f]*[\x30-\x7e])"  # two-character and nF escapes
 )
 _C1_INTRO = re.compile("[\x90\x98\x9b-\x9f]")
-_C1_AS_ESC = str.maketrans({"\x90": "\x1bP", "\x98": "\x1bX", "\x9b": "\x1b[", "\x9c": "\x1b\\",
-                            "\x9d": "\x1b]", "\x9e": "\x1b^", "\x9f": "\x1b_"})
+_C1_AS_ESC = str.maketrans(
+    {
+        "\x90": "\x1bP",
+        "\x98": "\x1bX",
+        "\x9b": "\x1b[",
+        "\x9c": "\x1b\\",
+        "\x9d": "\x1b]",
+        "\x9e": "\x1b^",
+        "\x9f": "\x1b_",
+    }
+)
 _ASCII_UNSAFE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
 _ASCII_CONTROLS = bytes([*range(9), 11, 12, *range(14, 32), 127])  # all but \t \n \r
 _CONTROLS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"  # regex class ranges: all but \t \n \r

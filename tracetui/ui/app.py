@@ -117,8 +117,12 @@ class TraceApp(App):
             shortfall = disk_shortfall(dataset)
             if shortfall is not None:
                 needed, free = shortfall
-                self.notify(f"{dataset.label}: {human_size(needed)} to download and convert, {human_size(free)} free:"
-                            " reading it from the hub (as with --no-download).", markup=False, timeout=10)
+                self.notify(
+                    f"{dataset.label}: {human_size(needed)} to download and convert, {human_size(free)} free:"
+                    " reading it from the hub (as with --no-download).",
+                    markup=False,
+                    timeout=10,
+                )
                 return
         session.download = Download(total=sum(missing_bytes(dataset) for dataset in remote))
         self.download_local(session)
@@ -134,7 +138,9 @@ class TraceApp(App):
         for index in session.remote:
             remote = session.datasets[index]
             try:
-                dataset, sizes = detached(lambda: local_copy(remote, state, lambda: worker.is_cancelled), "tracetui-download")
+                dataset, sizes = detached(
+                    lambda: local_copy(remote, state, lambda: worker.is_cancelled), "tracetui-download"
+                )
             except (Left, DownloadCancelled):
                 return
             except SourceError as exc:
@@ -151,5 +157,9 @@ class TraceApp(App):
     def _download_stopped(self, session: Session, message: str) -> None:
         if session.download is not None:
             session.download.error = message
-        self.notify(f"Download stopped ({message}); reading from the hub goes on, and the next start resumes it.",
-                    severity="warning", markup=False, timeout=10)
+        self.notify(
+            f"Download stopped ({message}); reading from the hub goes on, and the next start resumes it.",
+            severity="warning",
+            markup=False,
+            timeout=10,
+        )

@@ -45,41 +45,80 @@ def strip_ansi(text: str) -> str:
 
 
 # Install noise: lines a reader folds away. Matched at the start of the ANSI-stripped line.
-_NOISE = re.compile("|".join((
-    # apt and dpkg
-    r"(?:Get|Hit|Ign|Err):\d+ ", r"Reading (?:package lists|state information|database)",
-    r"\(Reading database", r"Building dependency tree", r"Setting up ", r"Unpacking ",
-    r"Selecting previously unselected package", r"Preparing to unpack", r"Processing triggers for",
-    r"debconf: ", r"Fetched \d", r"\d+ upgraded, \d+ newly installed", r"Need to get ",
-    r"After this operation", r"update-alternatives: ", r"Created symlink ", r"invoke-rc\.d: ",
-    r"(?:The following (?:\w+ )*packages|Suggested packages|Recommended packages)",
-    r"WARNING: apt does not have a stable CLI",
-    # curl progress meter
-    r"\s+% Total +% Received", r"\s+Dload +Upload",
-    r"\s*\d+ +[\d.]+[kMG]? +\d+ +[\d.]+[kMG]? +\d+ +[\d.]+[kMG]? +[\d.]+[kMG]? +[\d.]+[kMG]? +[\d:-]+",
-    # uv installer, uv pip, pip
-    r"downloading uv ", r"no checksums to verify", r"installing to /", r"  uvx?$",
-    r"everything's installed", r"Using CPython", r"Creating virtual environment", r"Activate with:",
-    r"(?:Resolved|Prepared|Installed|Uninstalled|Audited|Built|Downloaded) \d+ packages? in",
-    r" [+~-] [\w.\[\],-]+==\S", r"\s*Downloading \S", r"Collecting ", r"\s*Using cached ",
-    r"Requirement already satisfied", r"Installing collected packages",
-    r"Successfully (?:installed|built|uninstalled) ", r"\s+━", r"Building wheels? for ",
-    r"\s+(?:Attempting uninstall|Found existing installation|Uninstalling |Preparing metadata"
-    r"|Building wheel|Created wheel|Stored in directory|Installing build dependencies"
-    r"|Getting requirements to build)",
-    r"WARNING: Running pip as the 'root' user", r"\[notice\] ", r"Looking in indexes",
-    # npm
-    r"npm (?:WARN|warn|notice|http)", r"(?:added|removed|changed|audited) \d+ packages?",
-    r"up to date, audited", r"\d+ packages? (?:are|is) looking for funding", r"  run `npm fund`",
-    r"found \d+ vulnerabilit",
-    # gradle, go, cargo, cmake
-    r"Download(?:ing)? https?://", r"\.+\d+%", r"Unzipping ", r"Welcome to Gradle",
-    r"Starting a Gradle Daemon", r"go: (?:downloading|finding|extracting) ",
-    r"\s+(?:Downloaded|Downloading|Compiling|Updating|Locking|Adding|Fresh|Checking|Finished) \S",
-    r"-- (?:The \S+ compiler|Detecting|Check for|Looking for|Configuring done|Generating done"
-    r"|Build files have)",
-    r"\[ *\d+%\] (?:Building|Linking|Built target)", r"Scanning dependencies of target",
-)))
+_NOISE = re.compile(
+    "|".join(
+        (
+            # apt and dpkg
+            r"(?:Get|Hit|Ign|Err):\d+ ",
+            r"Reading (?:package lists|state information|database)",
+            r"\(Reading database",
+            r"Building dependency tree",
+            r"Setting up ",
+            r"Unpacking ",
+            r"Selecting previously unselected package",
+            r"Preparing to unpack",
+            r"Processing triggers for",
+            r"debconf: ",
+            r"Fetched \d",
+            r"\d+ upgraded, \d+ newly installed",
+            r"Need to get ",
+            r"After this operation",
+            r"update-alternatives: ",
+            r"Created symlink ",
+            r"invoke-rc\.d: ",
+            r"(?:The following (?:\w+ )*packages|Suggested packages|Recommended packages)",
+            r"WARNING: apt does not have a stable CLI",
+            # curl progress meter
+            r"\s+% Total +% Received",
+            r"\s+Dload +Upload",
+            r"\s*\d+ +[\d.]+[kMG]? +\d+ +[\d.]+[kMG]? +\d+ +[\d.]+[kMG]? +[\d.]+[kMG]? +[\d.]+[kMG]? +[\d:-]+",
+            # uv installer, uv pip, pip
+            r"downloading uv ",
+            r"no checksums to verify",
+            r"installing to /",
+            r"  uvx?$",
+            r"everything's installed",
+            r"Using CPython",
+            r"Creating virtual environment",
+            r"Activate with:",
+            r"(?:Resolved|Prepared|Installed|Uninstalled|Audited|Built|Downloaded) \d+ packages? in",
+            r" [+~-] [\w.\[\],-]+==\S",
+            r"\s*Downloading \S",
+            r"Collecting ",
+            r"\s*Using cached ",
+            r"Requirement already satisfied",
+            r"Installing collected packages",
+            r"Successfully (?:installed|built|uninstalled) ",
+            r"\s+━",
+            r"Building wheels? for ",
+            r"\s+(?:Attempting uninstall|Found existing installation|Uninstalling |Preparing metadata"
+            r"|Building wheel|Created wheel|Stored in directory|Installing build dependencies"
+            r"|Getting requirements to build)",
+            r"WARNING: Running pip as the 'root' user",
+            r"\[notice\] ",
+            r"Looking in indexes",
+            # npm
+            r"npm (?:WARN|warn|notice|http)",
+            r"(?:added|removed|changed|audited) \d+ packages?",
+            r"up to date, audited",
+            r"\d+ packages? (?:are|is) looking for funding",
+            r"  run `npm fund`",
+            r"found \d+ vulnerabilit",
+            # gradle, go, cargo, cmake
+            r"Download(?:ing)? https?://",
+            r"\.+\d+%",
+            r"Unzipping ",
+            r"Welcome to Gradle",
+            r"Starting a Gradle Daemon",
+            r"go: (?:downloading|finding|extracting) ",
+            r"\s+(?:Downloaded|Downloading|Compiling|Updating|Locking|Adding|Fresh|Checking|Finished) \S",
+            r"-- (?:The \S+ compiler|Detecting|Check for|Looking for|Configuring done|Generating done"
+            r"|Build files have)",
+            r"\[ *\d+%\] (?:Building|Linking|Built target)",
+            r"Scanning dependencies of target",
+        )
+    )
+)
 _PACKAGE_LIST = re.compile(r"The following |Suggested packages|Recommended packages")
 _MIN_NOISE_RUN = 3
 
@@ -132,8 +171,7 @@ def find_score(lines: list[str], text: str) -> dict | None:
             chunk = stripped
         else:
             close = lines[i][: len(lines[i]) - len(lines[i].lstrip())] + "}"
-            end = next((j + 1 for j in range(i + 1, min(n, i + _MAX_JSON_LINES))
-                        if lines[j].rstrip() == close), i + 1)
+            end = next((j + 1 for j in range(i + 1, min(n, i + _MAX_JSON_LINES)) if lines[j].rstrip() == close), i + 1)
             chunk = "\n".join(lines[i:end])
         try:
             value = json.loads(chunk)
@@ -180,8 +218,7 @@ def _generic(lines: list[str]) -> RunnerResult | None:
             return r
         pairs = _GENERIC.findall(line)
         if any(word.lower() in ("passed", "failed") for _, word in pairs):
-            r.add_counts(**{("errors" if w.lower().startswith("error") else w.lower()): num(n)
-                            for n, w in pairs})
+            r.add_counts(**{("errors" if w.lower().startswith("error") else w.lower()): num(n) for n, w in pairs})
             return r
     return None
 
@@ -239,8 +276,7 @@ def parse_verifier(text: str | None) -> VerifierReport:
     try:
         return _parse(text)
     except Exception:  # noqa: BLE001 - the fuzz tests call _parse directly, so bugs still show
-        return VerifierReport("unknown", None, None, None, None, None, (), (), None, (), None, None,
-                              None)
+        return VerifierReport("unknown", None, None, None, None, None, (), (), None, (), None, None, None)
 
 
 def _parse(text) -> VerifierReport:
@@ -292,7 +328,12 @@ def verdict_line(outcome: str, result: str | None, report: VerifierReport) -> st
     parts = [result if result is not None else "no result"]
     if report.runner not in ("none", "unknown"):
         parts.append(report.runner if not report.wrapper else f"{report.wrapper} / {report.runner}")
-    counts = [(report.passed, "passed"), (report.failed, "failed"), (report.errors, "errors"), (report.skipped, "skipped")]
+    counts = [
+        (report.passed, "passed"),
+        (report.failed, "failed"),
+        (report.errors, "errors"),
+        (report.skipped, "skipped"),
+    ]
     summary = ", ".join(f"{n} {word}" for n, word in counts if n)
     if summary:
         parts.append(summary)

@@ -22,18 +22,17 @@ from .runners import (
 
 _JEST_FILE = re.compile(r"^(PASS|FAIL) +(\S+\.[cm]?[jt]sx?)\b")
 _JEST_TEST = re.compile(  # "  ✓ name (3 ms)"; single spaces keep it linear on junk lines
-    r"^(\s+)([✓✕√×○✎]) +(?:(?:skipped|todo) +)?(.+?)(?: \([\d.]+ ?m?s\))?$")
+    r"^(\s+)([✓✕√×○✎]) +(?:(?:skipped|todo) +)?(.+?)(?: \([\d.]+ ?m?s\))?$"
+)
 _JEST_BULLET = re.compile(r"^\s*● (.+)$")
 _JEST_COUNT = re.compile(r"(\d+) (failed|passed|skipped|todo)\b")
-_JEST_STATUS = {"✓": "passed", "√": "passed", "✕": "failed", "×": "failed", "○": "skipped",
-                "✎": "skipped"}
+_JEST_STATUS = {"✓": "passed", "√": "passed", "✕": "failed", "×": "failed", "○": "skipped", "✎": "skipped"}
 _JEST_SUITE_ERROR = "Test suite failed to run"
 _JEST_ERROR = re.compile(r"^\s*[A-Z]\w*(?:Error|Exception): ")  # beats jest's own preamble lines
 
 
 def _jest_failure(lines, title, start, end, suite) -> Failure:
-    error = next((i for i in range(start + 1, min(end, start + 12))
-                  if _JEST_ERROR.match(lines[i])), None)
+    error = next((i for i in range(start + 1, min(end, start + 12)) if _JEST_ERROR.match(lines[i])), None)
     body = (error, lines[error].strip()) if error else first_text(lines, start + 1, end)
     assertion = anchor = None
     if body:
@@ -141,8 +140,7 @@ def parse_go(lines) -> RunnerResult | None:
             build_start = i
         elif c == "p" and line.startswith("panic: ") and panic is None:
             owner = after = None  # the goroutine dump that follows is nobody's message
-            name = next((n for _, s, n in reversed(results[-20:]) if s == "failed" and n not in output),
-                        None)
+            name = next((n for _, s, n in reversed(results[-20:]) if s == "failed" and n not in output), None)
             if name:  # Go prints "--- FAIL" for the panicking test, then the panic
                 panic = panics[name] = [i, line.strip(), len(lines)]
         elif after and len(line) - len(line.lstrip()) > after[1] and not line.isspace():
@@ -175,8 +173,7 @@ _CARGO_TEST = re.compile(r"^test (\S+)(?: - should panic.*?)? \.\.\. (ok|FAILED|
 _CARGO_RESULT = re.compile(r"^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored")
 _CARGO_STDOUT = re.compile(r"^---- (\S+) std(?:out|err) ----$")
 _CARGO_PANIC = re.compile(r"^thread '.*?' panicked at (?:'(.*?)(?:', \S+:\d+:\d+)?|\S+:\d+:\d+:)$")
-_CARGO_ERROR = re.compile(
-    r"^error(?:\[E\d+\])?: (?!test failed|could not compile|aborting|\d+ targets? failed)")
+_CARGO_ERROR = re.compile(r"^error(?:\[E\d+\])?: (?!test failed|could not compile|aborting|\d+ targets? failed)")
 _CARGO_STATUS = {"ok": "passed", "FAILED": "failed", "ignored": "skipped"}
 _RUST_DETAILS = ("left", "right", "assertion")
 
@@ -203,8 +200,7 @@ def parse_cargo(lines) -> RunnerResult | None:
         nonlocal open_
         if open_:
             found = _cargo_assertion(lines, open_[1] + 1, end)
-            r.failures.append(make_failure(lines, open_[0], open_[1], end, found and found[1],
-                                           found and found[0]))
+            r.failures.append(make_failure(lines, open_[0], open_[1], end, found and found[1], found and found[0]))
         open_ = None
 
     for i, line in enumerate(lines):
@@ -256,8 +252,7 @@ def _compile_failure(lines, task: str, at: int, errors: list[int]) -> Failure:
     if err is None:
         return make_failure(lines, task, at, at + 1, lines[at].strip())
     start, last = min(at, err), max(at, err)
-    end = next((j for j in range(last, min(len(lines), last + EXCERPT_LINES)) if not lines[j].strip()),
-               last + 1)
+    end = next((j for j in range(last, min(len(lines), last + EXCERPT_LINES)) if not lines[j].strip()), last + 1)
     return make_failure(lines, task, start, end, lines[err].strip(), err)
 
 
@@ -343,7 +338,7 @@ def _catch_failures(r: RunnerResult, lines, cases, ends: list[int]) -> None:
         if hit is None:
             continue
         detail = []
-        for line in lines[hit + 1:min(end, hit + 6)]:
+        for line in lines[hit + 1 : min(end, hit + 6)]:
             if not line.strip():
                 break
             detail.append(line.strip())
@@ -363,8 +358,7 @@ def parse_ctest(lines) -> RunnerResult | None:
         nonlocal open_
         if open_:
             first = first_text(lines, open_[1] + 1, end)
-            r.failures.append(make_failure(lines, open_[0], open_[1], end,
-                                           first[1] if first else open_[2]))
+            r.failures.append(make_failure(lines, open_[0], open_[1], end, first[1] if first else open_[2]))
         open_ = None
 
     for i, line in enumerate(lines):
@@ -381,8 +375,13 @@ def parse_ctest(lines) -> RunnerResult | None:
                 ends.append(i)
         elif (c == " " or c.isdigit()) and " Test " in line and (m := _CTEST_TEST.match(line)):
             status = m[2].strip()
-            status = ("passed" if status == "Passed" else "skipped"
-                      if status.startswith(("Skipped", "Not Run (Disabled)")) else "failed")
+            status = (
+                "passed"
+                if status == "Passed"
+                else "skipped"
+                if status.startswith(("Skipped", "Not Run (Disabled)"))
+                else "failed"
+            )
             r.tests.append(TestCase(m[1], m[1], status, i))
             if status == "failed":
                 open_ = (m[1], i, m[2].strip())
@@ -392,8 +391,11 @@ def parse_ctest(lines) -> RunnerResult | None:
             skipped = sum(t.status == "skipped" for t in r.tests)
             r.add_counts(passed=max(0, total - failed - skipped), failed=failed, skipped=skipped)
             r.summary, r.summary_line = line.strip(), i
-        elif c in "tA" and line.startswith(("test cases:", "All tests")) and (
-                m := _CATCH_TOTAL.match(line) or _CATCH_ALL.match(line)):
+        elif (
+            c in "tA"
+            and line.startswith(("test cases:", "All tests"))
+            and (m := _CATCH_TOTAL.match(line) or _CATCH_ALL.match(line))
+        ):
             pairs = _CATCH_COUNT.findall(m[2]) if m.re is _CATCH_TOTAL else [(m[1], "passed")]
             catch_counts = (count_words(pairs), line.strip(), i)
         elif not saw_make and c in "gm[-" and _MAKE.match(line):
@@ -407,8 +409,10 @@ def parse_ctest(lines) -> RunnerResult | None:
         r.counts = dict.fromkeys(("passed", "failed", "errors", "skipped"), 0)
         r.counts.update(counts)
     if build_error and saw_make and not r.tests:
-        end = next((i + 1 for i in range(build_error[0], len(lines))
-                    if "***" in lines[i] and "Error" in lines[i]), build_error[0] + EXCERPT_LINES)
+        end = next(
+            (i + 1 for i in range(build_error[0], len(lines)) if "***" in lines[i] and "Error" in lines[i]),
+            build_error[0] + EXCERPT_LINES,
+        )
         r.failures.append(make_failure(lines, "build", build_error[0], end, build_error[1]))
         r.tests.append(TestCase("build", "build", "error", build_error[0]))
         r.add_counts(errors=1)

@@ -61,9 +61,16 @@ class RunnerResult:
             self.counts[key] += value
 
 
-_KEYS = {"passed": "passed", "xpassed": "passed", "failed": "failed", "error": "errors",
-         "errors": "errors", "skipped": "skipped", "xfailed": "skipped",
-         "todo": "skipped"}
+_KEYS = {
+    "passed": "passed",
+    "xpassed": "passed",
+    "failed": "failed",
+    "error": "errors",
+    "errors": "errors",
+    "skipped": "skipped",
+    "xfailed": "skipped",
+    "todo": "skipped",
+}
 
 
 def num(digits: str) -> int:
@@ -122,7 +129,7 @@ def make_failure(lines, test, start, end, assertion=None, anchor=None) -> Failur
 def join_details(head: str, lines, start: int, end: int, prefixes: tuple[str, ...]) -> str:
     """``head`` plus the Expected/Received-style lines that follow it, on one line."""
     parts = [head.strip()]
-    for line in lines[start:min(end, start + 8)]:
+    for line in lines[start : min(end, start + 8)]:
         s = line.strip()
         if s.startswith(prefixes):
             parts.append(s)
@@ -142,20 +149,24 @@ _PT_RULE = re.compile(r"^={3,}(?: (.*?) =+)?$")
 _PT_HEADER = re.compile(r"^_{3,} (.+?) _{3,}$")
 _PT_FINAL = re.compile(
     r"^(?:=+ )?((?:(?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|rerun)"
-    r"(?:, )?)+|no tests ran) in [\d.]+s(?: \([\d:]+\))?)(?: =+)?$")
+    r"(?:, )?)+|no tests ran) in [\d.]+s(?: \([\d:]+\))?)(?: =+)?$"
+)
 _PT_COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)\b")
 # Space-separated tokens and a lookahead (no ".*?" before the status) keep these linear on junk.
-_PT_VERBOSE = re.compile(
-    r"^(\S+(?: \S+)*?) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)(?= \(| +\[ *\d+%\] *$| *$)")
+_PT_VERBOSE = re.compile(r"^(\S+(?: \S+)*?) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)(?= \(| +\[ *\d+%\] *$| *$)")
 _PT_XDIST = re.compile(r"^\[gw\d+\] \[ *\d+%\] (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S.*)$")
-_PT_SHORT = re.compile(
-    r"^(?P<st>PASSED|FAILED|ERROR|XFAIL|XPASS) (?P<id>[^\s\[]+(?:\[.*?\])?)(?: - (?P<msg>.*)| .*)?$")
+_PT_SHORT = re.compile(r"^(?P<st>PASSED|FAILED|ERROR|XFAIL|XPASS) (?P<id>[^\s\[]+(?:\[.*?\])?)(?: - (?P<msg>.*)| .*)?$")
 _PT_PROGRESS = re.compile(r"^(?:\S+\.py ([.FEsxX]+)(?: +\[ *\d+%\])?|([.FEsxX]+) +\[ *\d+%\])$")
 _PT_EXCEPTION = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?\w*(?:Error|Exception|Failed|Exit|Interrupt)\b")
-_PT_STATUS = {"PASSED": "passed", "FAILED": "failed", "ERROR": "error", "SKIPPED": "skipped",
-              "XFAIL": "xfailed", "XPASS": "xpassed"}
-_PT_PROGRESS_KEY = {".": "passed", "F": "failed", "E": "errors", "s": "skipped", "x": "skipped",
-                    "X": "passed"}
+_PT_STATUS = {
+    "PASSED": "passed",
+    "FAILED": "failed",
+    "ERROR": "error",
+    "SKIPPED": "skipped",
+    "XFAIL": "xfailed",
+    "XPASS": "xpassed",
+}
+_PT_PROGRESS_KEY = {".": "passed", "F": "failed", "E": "errors", "s": "skipped", "x": "skipped", "X": "passed"}
 
 
 def pytest_name(nodeid: str) -> str:
@@ -167,7 +178,7 @@ def pytest_name(nodeid: str) -> str:
 def _header_test(header: str) -> str:
     for prefix in ("ERROR at setup of ", "ERROR at teardown of ", "ERROR collecting "):
         if header.startswith(prefix):
-            return header[len(prefix):]
+            return header[len(prefix) :]
     return header
 
 
@@ -244,8 +255,7 @@ class _Pytest:
         for name, status, start, e_line, bare, end in self.sections:
             chosen = e_line or bare
             assertion = chosen[1] if chosen else self.messages.get(name, (0, None))[1]
-            r.failures.append(make_failure(self.lines, name, start, end, assertion,
-                                           chosen and chosen[0]))
+            r.failures.append(make_failure(self.lines, name, start, end, assertion, chosen and chosen[0]))
             if name not in named:  # a log cut inside FAILURES still names its failed tests
                 named.add(name)
                 r.tests.append(TestCase(name, name, status, start))
@@ -270,13 +280,19 @@ def parse_pytest(lines) -> RunnerResult | None:
 # ------------------------------------------------------------------------------------- unittest
 
 _UT_VERBOSE = re.compile(
-    r"^(\w+) \(([\w.]+)\).*? \.\.\. (ok|FAIL|ERROR|skipped\b.*|expected failure|unexpected success)$")
+    r"^(\w+) \(([\w.]+)\).*? \.\.\. (ok|FAIL|ERROR|skipped\b.*|expected failure|unexpected success)$"
+)
 _UT_HEAD = re.compile(r"^(FAIL|ERROR): (\w+) \(([\w.]+)\)")
 _UT_RAN = re.compile(r"^Ran (\d+) tests? in [\d.]+s$")
 _UT_RESULT = re.compile(r"^(OK|FAILED)(?: \((.*)\))?$")
 _UT_COUNT = re.compile(r"(failures|errors|skipped|expected failures|unexpected successes)=(\d+)")
-_UT_STATUS = {"ok": "passed", "FAIL": "failed", "ERROR": "error", "expected failure": "xfailed",
-              "unexpected success": "xpassed"}
+_UT_STATUS = {
+    "ok": "passed",
+    "FAIL": "failed",
+    "ERROR": "error",
+    "expected failure": "xfailed",
+    "unexpected success": "xpassed",
+}
 
 
 def parse_unittest(lines) -> RunnerResult | None:
@@ -294,19 +310,16 @@ def parse_unittest(lines) -> RunnerResult | None:
         elif c in "OF" and ran is not None and (m := _UT_RESULT.match(line)):
             found = {k: num(v) for k, v in _UT_COUNT.findall(m[2] or "")}
             failed, errors, skipped = (found.get(k, 0) for k in ("failures", "errors", "skipped"))
-            r.add_counts(passed=max(0, ran - failed - errors - skipped), failed=failed,
-                         errors=errors, skipped=skipped)
+            r.add_counts(passed=max(0, ran - failed - errors - skipped), failed=failed, errors=errors, skipped=skipped)
             r.summary, r.summary_line, ran = line.strip(), i, None
         elif "..." in line and (m := _UT_VERBOSE.match(line)):
             status = "skipped" if m[3].startswith("skipped") else _UT_STATUS[m[3]]
-            r.tests.append(TestCase(m[1], f"{m[2]}.{m[1]}" if not m[2].endswith(m[1]) else m[2],
-                                    status, i))
+            r.tests.append(TestCase(m[1], f"{m[2]}.{m[1]}" if not m[2].endswith(m[1]) else m[2], status, i))
     named = {t.name for t in r.tests}
     bounds = [h[2] for h in heads[1:]] + [len(lines)]
     for (name, status, start), nxt in zip(heads, bounds):
         end = next((j for j in range(start + 3, nxt) if lines[j].startswith(("-" * 20, "=" * 20))), nxt)
-        last = next(((j, lines[j].strip()) for j in range(end - 1, start + 2, -1)
-                     if lines[j].strip()), None)
+        last = next(((j, lines[j].strip()) for j in range(end - 1, start + 2, -1) if lines[j].strip()), None)
         r.failures.append(make_failure(lines, name, start, end, last and last[1], last and last[0]))
         if name not in named:
             named.add(name)

@@ -56,8 +56,15 @@ class SearchActions:
         progress = lambda f: self.app.call_from_thread(self.working, f"Searching for {text!r}… (Esc cancels)", f)  # noqa: E731
         waiting = lambda f: self.app.call_from_thread(self.working, "Search waits for the download… (Esc cancels)", f)  # noqa: E731
         try:
-            result = search(self.session, pattern, regex=regex, ignore_case=ignore_case, progress=progress,
-                            cancelled=lambda: worker.is_cancelled, waiting=waiting)
+            result = search(
+                self.session,
+                pattern,
+                regex=regex,
+                ignore_case=ignore_case,
+                progress=progress,
+                cancelled=lambda: worker.is_cancelled,
+                waiting=waiting,
+            )
         except SearchCancelled:
             self.app.call_from_thread(self._search_failed, "Search cancelled.")
             return
@@ -81,7 +88,9 @@ class SearchActions:
         self.apply_filters()
         gb = result.bytes_scanned / 1e9
         rate = f"{gb / result.seconds:.1f} GB/s" if result.seconds > 0 else ""
-        self.status(f"matches: {result.matched_trials:,} trials for {text!r} ({gb:.2f} GB, {rate}); n / N move, Esc clears")
+        self.status(
+            f"matches: {result.matched_trials:,} trials for {text!r} ({gb:.2f} GB, {rate}); n / N move, Esc clears"
+        )
 
     def clear_search(self) -> None:
         self.search_result = None

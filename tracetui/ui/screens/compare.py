@@ -62,7 +62,9 @@ class CompareScreen(Screen[None]):
 
     @property
     def sides(self) -> tuple[ConversationView, ConversationView]:
-        return self.query_one("#left-conversation", ConversationView), self.query_one("#right-conversation", ConversationView)
+        return self.query_one("#left-conversation", ConversationView), self.query_one(
+            "#right-conversation", ConversationView
+        )
 
     def on_mount(self) -> None:
         for side, trial, view in zip(("left", "right"), self.trials, self.sides):

@@ -57,8 +57,13 @@ def side_name(sides: Sides, label: str) -> str:
 
 def badges(counts: OutcomeCounts, width: int) -> list[Segment]:
     """One badge per attempt (✔✔✘), or per outcome with a count (✔12✘3) when they do not fit."""
-    kinds = (("pass", counts.passed), ("partial", counts.partial), ("fail", counts.failed),
-             ("error", counts.errors), ("unknown", counts.unknown))
+    kinds = (
+        ("pass", counts.passed),
+        ("partial", counts.partial),
+        ("fail", counts.failed),
+        ("error", counts.errors),
+        ("unknown", counts.unknown),
+    )
     compact = counts.trials > width
     segments = []
     for outcome, n in kinds:
@@ -161,8 +166,11 @@ class HeadToHeadScreen(Screen[FilterState | None]):
             self.query_one(TableSection).display = False
             self.query_one("#h2h-header", InfoBar).show(
                 ("Head-to-head ", "bold"),
-                ("needs a task attempted by two datasets, or by two models of one dataset, "
-                 "among the filtered trials.", "italic"),
+                (
+                    "needs a task attempted by two datasets, or by two models of one dataset, "
+                    "among the filtered trials.",
+                    "italic",
+                ),
             )
             return
         scope = sides.scope(self.session, self.mask)

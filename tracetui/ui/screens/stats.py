@@ -420,8 +420,12 @@ class StatsScreen(Screen[FilterState | None]):
             self.query_one("#stats-datasets", GroupTable).set_rows(figures.by_dataset)
         self.query_one("#stats-tasks", GroupTable).set_rows(figures.by_task)
         self.query_one("#chart-results", Static).update(BarChart("Results", result_bars(figures.results)))
-        self.query_one("#chart-episodes", Static).update(BarChart("Episodes per trial", histogram_bars(figures.episodes)))
-        self.query_one("#chart-messages", Static).update(BarChart("Messages per trial", histogram_bars(figures.messages)))
+        self.query_one("#chart-episodes", Static).update(
+            BarChart("Episodes per trial", histogram_bars(figures.episodes))
+        )
+        self.query_one("#chart-messages", Static).update(
+            BarChart("Messages per trial", histogram_bars(figures.messages))
+        )
         self.query_one("#chart-size", Static).update(BarChart("Text per trial", size_bars(figures.size)))
         self._show_totals()
         self.matrix.focus()

@@ -66,7 +66,9 @@ class ConversationView(BlockView):
     def _message_blocks(self, index: int) -> list[Block]:
         return message_blocks(self.messages, index, self._state(index))
 
-    def _build_through(self, through: int | None = None, lines: int | None = None, seconds: float | None = None) -> None:
+    def _build_through(
+        self, through: int | None = None, lines: int | None = None, seconds: float | None = None
+    ) -> None:
         """Append the blocks of further messages: through message `through`, or until about `lines`
         lines are laid out, or for about `seconds`; with none of them, all the rest."""
         new: list[Block] = []

@@ -114,7 +114,6 @@ class CursorList(CursorKeys, ScrollView, can_focus=True):
         if self.row_count:
             self.cursor = max(0, min(index, self.row_count - 1))
 
-
     CLICKS_TO_ACTIVATE = 2
     """A double-click opens a trial; the facet list toggles a value on a single click."""
 
