@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from ..findings import KIND_NAMES, RULES_VERSION, Finding, find_findings, marker
 from ..trace.model import Message, TrialHistory
+from .errors import SourceError
 from .facets import Facet
 from .history import rebuild_history
 from .trial_cache import per_trial
@@ -53,12 +54,19 @@ def build_findings_index(
     progress: Callable[[float], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     verifiers: VerifierIndex | None = None,
+    waiting: Callable[[float], None] | None = None,
 ) -> FindingsIndex:
     """Find (or read back) the findings of every trial of `session`, dataset by dataset.
 
     `no-tests-run` needs to know which verifier logs show tests: pass the session's VerifierIndex when
     it is built, else it is built (or read back) when a dataset's findings are not stored yet. Raises
-    InterruptedError when `cancelled()` turns true (nothing is stored then)."""
+    InterruptedError when `cancelled()` turns true (nothing is stored then). Waits for a running download
+    (`waiting(fraction)`); a dataset that stays on the hub (--no-download) raises SourceError, since
+    finding reads every conversation."""
+    if not session.wait_for_download(waiting, cancelled or (lambda: False)):
+        raise InterruptedError("cancelled")
+    if session.remote:
+        raise SourceError("findings read every conversation: open the dataset without --no-download to see them")
 
     @cache
     def verifier_index() -> VerifierIndex:

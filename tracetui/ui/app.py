@@ -1,4 +1,9 @@
-"""The Textual app: opens the session in a worker, then shows the triage screen."""
+"""The Textual app: opens the session in a worker, then shows the triage screen.
+
+A hub dataset that is not downloaded yet opens from its metadata, read over HTTP; a worker then
+downloads and converts it (`data.download`) and swaps the local copy into the session, unless the user
+said `--no-download` or it would not fit on the disk.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +18,9 @@ from ..data.errors import SourceError
 from ..data.facets import FilterState
 from ..data.session import Session, open_session
 from ..data.sources import ResolvedSource
+from .background import Left, detached
 from .commands import ScreenCommands
+from .format import human_size
 from .screens.loading import LoadingScreen
 from .screens.triage import TriageScreen
 from .user_keymap import apply_user_keymap
@@ -29,6 +36,10 @@ class StartOptions:
 
     filters: FilterState = field(default_factory=FilterState)
     trial: str | None = None
+    download: bool = True
+    """Download a dataset read from the hub in the background, then read the local copy (--no-download: never)."""
+    cache_size: int | None = None
+    """Bytes of fetched row groups kept on disk while reading from the hub (None: the default)."""
 
 
 class TraceApp(App):
@@ -55,6 +66,8 @@ class TraceApp(App):
             self._loaded(self.session)
             return
         title = ", ".join(s.dataset_id for s in self.sources)
+        if any(s.hub is not None and not s.downloaded for s in self.sources):
+            title += " (its metadata, from the Hugging Face hub)"
         self.push_screen(LoadingScreen(title))
         self.load()
 
@@ -68,8 +81,8 @@ class TraceApp(App):
             self.call_from_thread(self._progress, fraction, message)
 
         try:
-            session = open_session(self.sources, progress)
-        except Cancelled:
+            session = detached(lambda: open_session(self.sources, progress, self.options.cache_size))
+        except (Cancelled, Left):
             return
         except SourceError as exc:
             self.error = exc
@@ -95,3 +108,62 @@ class TraceApp(App):
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
+        self._start_download(session)
+
+    # --- the background download of datasets read from the hub -------------------------------
+    def _start_download(self, session: Session) -> None:
+        if not session.remote or not self.options.download:
+            return
+        from ..data.download import Download, disk_shortfall, missing_bytes
+
+        remote = [session.datasets[index] for index in session.remote]
+        for dataset in remote:
+            shortfall = disk_shortfall(dataset)
+            if shortfall is not None:
+                needed, free = shortfall
+                self.notify(
+                    f"{dataset.label}: {human_size(needed)} to download and convert, {human_size(free)} free:"
+                    " reading it from the hub (as with --no-download).",
+                    markup=False,
+                    timeout=10,
+                )
+                return
+        session.download = Download(total=sum(missing_bytes(dataset) for dataset in remote))
+        self.download_local(session)
+
+    @work(thread=True, exclusive=True, group="download")
+    def download_local(self, session: Session) -> None:
+        """Download and convert each remote dataset, then swap its local copy into the session."""
+        from ..data.download import local_copy
+        from ..data.hub import Cancelled as DownloadCancelled
+
+        worker = get_current_worker()
+        state = session.download
+        for index in session.remote:
+            remote = session.datasets[index]
+            try:
+                dataset, sizes = detached(
+                    lambda remote=remote: local_copy(remote, state, lambda: worker.is_cancelled), "tracetui-download"
+                )
+            except (Left, DownloadCancelled):
+                return
+            except SourceError as exc:
+                self.call_from_thread(self._download_stopped, session, str(exc))
+                return
+            self.call_from_thread(self._use_local, session, index, dataset, sizes)
+
+    def _use_local(self, session: Session, index: int, dataset, sizes) -> None:
+        session.use_local(index, dataset, sizes)
+        if not session.remote and session.download is not None:
+            session.download.finished = True
+            self.notify(f"Downloaded: {dataset.label} is now read from the local copy.", markup=False, timeout=4)
+
+    def _download_stopped(self, session: Session, message: str) -> None:
+        if session.download is not None:
+            session.download.error = message
+        self.notify(
+            f"Download stopped ({message}); reading from the hub goes on, and the next start resumes it.",
+            severity="warning",
+            markup=False,
+            timeout=10,
+        )

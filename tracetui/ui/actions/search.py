@@ -12,6 +12,7 @@ import re
 from textual import work
 from textual.worker import get_current_worker
 
+from ...data.errors import SourceError
 from ...data.search import SearchCancelled, SearchResult, python_regex, search
 
 
@@ -53,6 +54,7 @@ class SearchActions:
         worker = get_current_worker()
         pattern, regex, ignore_case = parse_query(text)
         progress = lambda f: self.app.call_from_thread(self.working, f"Searching for {text!r}… (Esc cancels)", f)  # noqa: E731
+        waiting = lambda f: self.app.call_from_thread(self.working, "Search waits for the download… (Esc cancels)", f)  # noqa: E731
         try:
             result = search(
                 self.session,
@@ -61,12 +63,16 @@ class SearchActions:
                 ignore_case=ignore_case,
                 progress=progress,
                 cancelled=lambda: worker.is_cancelled,
+                waiting=waiting,
             )
         except SearchCancelled:
             self.app.call_from_thread(self._search_failed, "Search cancelled.")
             return
         except ValueError as exc:
             self.app.call_from_thread(self._search_failed, str(exc))
+            return
+        except SourceError as exc:  # the hub stopped answering while the search streamed from it
+            self.app.call_from_thread(self._search_failed, f"Search stopped: {exc}")
             return
         self.app.call_from_thread(self._searched, text, result)
 

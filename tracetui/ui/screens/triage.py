@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar
 from textual.worker import get_current_worker
 
+from ...data.errors import SourceError
 from ...data.facets import FilterState
 from ...data.ordering import SORT_KEYS
 from ...data.session import Session
@@ -24,6 +25,7 @@ from ...render.highlight import warm_up as warm_up_highlighting
 from .. import keymap
 from ..actions.external import ExternalActions
 from ..actions.failures import FailureActions
+from ..actions.fetch import FetchActions
 from ..actions.filters import FilterActions
 from ..actions.labels import LabelActions
 from ..actions.panes import PaneArrangement
@@ -35,6 +37,7 @@ from ..widgets.bars import InfoBar, PromptBar
 from ..widgets.columns import Column
 from ..widgets.conversation import ConversationView
 from ..widgets.cursor_list import CursorList
+from ..widgets.download_bar import DownloadBar
 from ..widgets.facet_list import FacetList
 from ..widgets.trial_list import TrialList, TrialListHeader
 from ..widgets.verifier_panel import VerifierPanel
@@ -53,7 +56,7 @@ def tests_cell(summary: str, width: int) -> str:
 
 
 class TriageScreen(
-    FilterActions, FailureActions, PaneArrangement, LabelActions, SearchActions, ExternalActions, Screen
+    FilterActions, FailureActions, PaneArrangement, LabelActions, SearchActions, ExternalActions, FetchActions, Screen
 ):
     BINDINGS = keymap.APP
     COMMANDS = {SortCommands, FilterValueCommands}
@@ -89,6 +92,7 @@ class TriageScreen(
         with Horizontal(id="status-row"):
             yield InfoBar(id="status")
             yield ProgressBar(total=1.0, show_eta=False, id="work")
+            yield DownloadBar(self.session, id="download")
         yield Footer()
 
     # --- shortcuts -----------------------------------------------------------------------------
@@ -147,18 +151,22 @@ class TriageScreen(
         """Parse every trial's verifier log in the background: the tests column and failed-test facet."""
         worker = get_current_worker()
         progress = lambda f: self.app.call_from_thread(self._index_progress, f)  # noqa: E731
+        waiting = lambda f: self.app.call_from_thread(self._index_progress, f, " after the download")  # noqa: E731
         try:
-            index = build_verifier_index(self.session, progress, lambda: worker.is_cancelled)
+            index = build_verifier_index(self.session, progress, lambda: worker.is_cancelled, waiting)
         except InterruptedError:
+            return
+        except SourceError as exc:  # the hub stopped answering while the logs streamed from it
+            self.app.call_from_thread(self.status, f"Verifier logs: {exc}")
             return
         self.app.call_from_thread(self._verifiers_indexed, index)
 
-    def _index_progress(self, fraction: float) -> None:
+    def _index_progress(self, fraction: float, waiting: str = "") -> None:
         """Background progress shows only while the message line has nothing of the user's to say."""
         if not self.app.is_running:  # quitting: the panes may be gone already
             return
         if not self._status_text or self._status_text.startswith("Reading verifier logs"):
-            self.status(f"Reading verifier logs… {fraction:.0%}", background=True)
+            self.status(f"Reading verifier logs{waiting}… {fraction:.0%}", background=True)
 
     def _verifiers_indexed(self, index: VerifierIndex) -> None:
         if not self.app.is_running:
@@ -275,6 +283,9 @@ class TriageScreen(
             return
         self.trial = trial
         self._subagent = -1
+        self.show_or_fetch(trial)  # a trial read from the hub is fetched first
+
+    def display_trial(self, trial: int) -> None:
         history = self.session.history(trial)
         self.conversation.show(history.messages, history)
         info = self.session.info(trial)
@@ -477,7 +488,7 @@ class TriageScreen(
 
         def chosen(other: int | None) -> None:
             if other is not None:
-                self.app.push_screen(CompareScreen(self.session, trial, other))
+                self.when_ready((trial, other), lambda: self.app.push_screen(CompareScreen(self.session, trial, other)))
 
         self.app.push_screen(ComparePicker(self.session, trial, self.trial_list.model_names), chosen)
 
