@@ -149,6 +149,7 @@ async def test_a_dataset_larger_than_the_disk_stays_on_the_hub_with_a_note(hub, 
 async def test_compare_fetches_the_other_attempt_first(hub):
     from tracetui.data.compare import pick_counterpart
     from tracetui.ui.screens.compare import CompareScreen
+    from tracetui.ui.screens.compare_picker import ComparePicker
 
     app = make_app(prepare([SourceSpec(REPO)], progressive=True), StartOptions(download=False))
     async with app.run_test(size=(120, 40)) as pilot:
@@ -156,7 +157,9 @@ async def test_compare_fetches_the_other_attempt_first(hub):
         await until(pilot, lambda: screen.conversation.messages, "the first trial's text")
         other = pick_counterpart(app.session, screen.trial)
         assert other is not None and not app.session.ready(other)
-        await pilot.press("c")
+        await pilot.press("c")  # the picker offers the other attempts, the likeliest highlighted
+        await until(pilot, lambda: isinstance(app.screen, ComparePicker), "the compare picker")
+        await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, CompareScreen), "the compare screen")
         assert app.session.ready(other)
 

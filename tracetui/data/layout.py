@@ -104,7 +104,9 @@ def _config_patterns(base: str, config: str | None, card: Path | None) -> tuple[
     from datasets.data_files import get_data_patterns, sanitize_patterns
     from datasets.utils.metadata import MetadataConfigs  # type: ignore[import-untyped]
     from huggingface_hub import DatasetCard, DatasetCardData
+    from huggingface_hub.utils import logging as hf_logging
 
+    hf_logging.set_verbosity_error()  # "Repo card metadata block was not found" is no news to our users
     data = DatasetCard.load(card).data if card is not None and card.is_file() else DatasetCardData()
     configs = MetadataConfigs.from_dataset_card_data(data)
     if not configs:

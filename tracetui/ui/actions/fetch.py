@@ -34,9 +34,9 @@ class FetchActions:
             return
         self.conversation.show((), None)
         self.conversation.set_blocks(
-            [Block("loading… (reading this trial from the Hugging Face hub)", style="dim italic")]
+            [Block("loading… (reading this trial from the Hugging Face hub)", style="marker")]
         )
-        self.verifier.set_blocks([Block("loading…", style="dim italic")])
+        self.verifier.set_blocks([Block("loading…", style="marker")])
         self.fetch_trial(trial)
 
     @work(thread=True, exclusive=True, group="fetch-trial")
@@ -81,6 +81,6 @@ class FetchActions:
         if self.trial != trial:
             return
         line = f"Cannot read this trial from the hub: {message}. The list, filters, stats and your labels still work."
-        self.conversation.set_blocks([Block(sanitize(line), style="yellow")])
+        self.conversation.set_blocks([Block(sanitize(line), style="warning")])
         self.verifier.set_blocks([])
         self.status("The Hugging Face hub does not answer; trials read before stay readable.")
