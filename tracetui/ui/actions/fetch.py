@@ -33,9 +33,7 @@ class FetchActions:
             self.display_trial(trial)
             return
         self.conversation.show((), None)
-        self.conversation.set_blocks(
-            [Block("loading… (reading this trial from the Hugging Face hub)", style="marker")]
-        )
+        self.conversation.set_blocks([Block("loading… (reading this trial from the Hugging Face hub)", style="marker")])
         self.verifier.set_blocks([Block("loading…", style="marker")])
         self.fetch_trial(trial)
 
