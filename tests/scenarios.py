@@ -16,10 +16,11 @@ from .ui_helpers import demo_sources, wait_loaded
 
 
 async def loaded(pilot) -> None:
-    """Wait for the session and for the background verifier index, so nothing changes afterwards."""
+    """Wait for the session and for the background verifier and findings indexes, so nothing changes
+    afterwards."""
     screen = await wait_loaded(pilot.app, pilot)
     for _ in range(500):
-        indexed = any(column.key == "tests" for column in screen.trial_list.extra_columns)
+        indexed = screen.findings.index is not None
         if indexed and not any(w.is_running for w in screen.workers):
             break
         await pilot.pause(0.02)
