@@ -34,6 +34,11 @@ def kind_style(kind: str) -> Style:
     return _STYLES.get(kind, DIM)
 
 
+def kind_badge(kind: str) -> tuple[str, Style]:
+    """The kind's letter (as in the trial list's findings column) and its style."""
+    return marker((kind,)) or "?", kind_style(kind)
+
+
 class FindingsPanel(CursorList):
     BINDINGS = keymap.FINDINGS
     CLICKS_TO_ACTIVATE = 1
@@ -83,7 +88,8 @@ class FindingsPanel(CursorList):
         evidence = max(1, width - 2 - 2 - KIND_WIDTH - 1 - 7)
         segments = [
             Segment("▶ " if index == self.reached else "  ", DIM),
-            Segment(f"{marker((finding.kind,)) or '?'} ", kind_style(finding.kind)),
+            Segment(*kind_badge(finding.kind)),
+            Segment(" "),
             Segment(fit(finding.kind, KIND_WIDTH) + " "),
             Segment(f"{where:<6} ", DIM),
             Segment(fit(finding.evidence, evidence)),
