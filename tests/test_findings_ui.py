@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import threading
 
 import pytest
 from rich.console import Console
@@ -14,7 +15,7 @@ from rich.console import Console
 from tracetui.commands.selection import filter_state
 from tracetui.data.errors import SourceError
 from tracetui.data.facets import FilterState, parse_filter_args
-from tracetui.data.findings_index import INDEX_FILE
+from tracetui.data.findings_index import INDEX_FILE, build_findings_index
 from tracetui.data.session import open_session, prepare
 from tracetui.data.sources import SourceSpec
 from tracetui.demo import DEFAULT_ROWS, write_demo
@@ -148,15 +149,23 @@ async def test_bang_steps_through_the_trials_findings_then_the_next_trials(plant
         assert panel.reached == 0 and conversation.current == panel.findings[0].message
 
 
-async def test_a_finding_filter_at_start_waits_for_the_index(planted, planted_sources):
+async def test_a_finding_filter_at_start_waits_for_the_index(planted, planted_sources, monkeypatch):
+    gate = threading.Event()  # the index is built once the waiting list has been looked at
+
+    def gated(*args, **kwargs):
+        gate.wait(30)
+        return build_findings_index(*args, **kwargs)
+
+    monkeypatch.setattr("tracetui.ui.findings.build_findings_index", gated)
     state = FilterState({"finding": frozenset({"false-claim"})})
     app = make_app(planted_sources, StartOptions(state))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await wait_loaded(app, pilot)
-        assert screen.findings.index is None  # the index starts after the first frame
+        assert screen.findings.index is None
         assert not len(screen.trial_list.order)
         assert visible_lines(screen.trial_list)[0].strip().startswith("Waiting for the findings index…")
         assert "finding=false-claim" in text_of(screen.query_one("#header"))
+        gate.set()
         await loaded(pilot)
         expected = {r["trial_name"] for r in cli_findings(planted, "--filter", "finding=false-claim")}
         assert listed_names(screen) == expected
