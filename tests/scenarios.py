@@ -79,6 +79,17 @@ async def failure(pilot) -> None:
     await pilot.pause()
 
 
+async def findings(pilot) -> None:
+    """Trials that claim success on a failed run, and `!`: the claim, highlighted in the conversation."""
+    await loaded(pilot)
+    screen = pilot.app.screen
+    screen.state = screen.state.toggled("finding", "false-claim")
+    screen.facet_list.state = screen.state
+    screen.apply_filters()
+    await pilot.press("exclamation_mark")
+    await pilot.pause()
+
+
 async def compare_picker(pilot) -> None:
     """c on a trial whose task other models attempted too: the picker of the other side."""
     from tracetui.data.compare import compare_choices
@@ -98,6 +109,7 @@ SCENARIOS = {
     "filtered": filtered,
     "verifier": verifier,
     "failure": failure,
+    "findings": findings,
     "compare-picker": compare_picker,
     "help": help_screen,
     "stats": stats,
