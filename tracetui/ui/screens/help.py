@@ -1,5 +1,5 @@
 """The help screen (`?`, F1): every binding, generated from the keymap so it is always true, with the
-keys the user's config file gave it."""
+keys the user's config file gave it, and the letters of the trial list's findings column."""
 
 from __future__ import annotations
 
