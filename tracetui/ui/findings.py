@@ -66,7 +66,8 @@ def worst_kind(findings: list[Finding]) -> str:
 
 class FindingsController:
     """What the triage screen shows of the findings (needs its `session`, `state`, `trial`,
-    `trial_list`, `conversation`, `status`, `arrange_panes`, `run_worker` and `_show_trial`)."""
+    `trial_list`, `conversation`, `status`, `arrange_panes`, `run_worker`, `_show_trial`,
+    `_status_text` and `_subagent`)."""
 
     def __init__(self, screen) -> None:
         self.screen = screen
@@ -189,6 +190,7 @@ class FindingsController:
         history = conversation.history
         if conversation.title != "main" and history is not None:  # a sub-agent conversation is shown
             conversation.show(history.messages, history)
+            self.screen._subagent = -1  # `u` starts again from the first
         conversation.focus()
         head = f"Finding {position + 1}/{len(panel.findings)}: {finding.kind}"
         if not 0 <= finding.message < len(conversation.messages):
