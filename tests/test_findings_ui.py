@@ -7,6 +7,8 @@ from __future__ import annotations
 import io
 import json
 import re
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -271,3 +273,11 @@ def test_the_help_screen_has_the_findings_column_legend():
     assert "! Next finding" in lines and "Findings column" in lines
     for kind in KINDS:
         assert f"{kind.mark} {kind.name}: {kind.summary}" in lines
+
+
+def test_the_engine_loads_after_the_first_frame():
+    """The app names the kinds at start; the rules (and the verifier parser they use) load in the worker."""
+    imports = "import sys, tracetui.cli, tracetui.ui.app, tracetui.ui.screens.triage; print(sorted(sys.modules))"
+    modules = subprocess.run([sys.executable, "-c", imports], capture_output=True, text=True, timeout=60).stdout
+    assert "'tracetui.findings.model'" in modules
+    assert "tracetui.findings.engine" not in modules and "tracetui.verifier.parse" not in modules
