@@ -104,10 +104,7 @@ class FindingsController:
 
     def progress(self, fraction: float) -> None:
         self.fraction = fraction
-        screen = self.screen
-        text = screen._status_text
-        if not text or text.startswith(PROGRESS):
-            screen.status(f"{PROGRESS}… {fraction:.0%}", background=True)
+        self._say(f"{PROGRESS}… {fraction:.0%}")
         self._say_why_empty()
 
     def indexed(self, index: FindingsIndex) -> None:
@@ -116,10 +113,14 @@ class FindingsController:
         self._has = np.array([bool(found) for found in index.findings], dtype=bool)
         self.session.facets.add(index.facet())
         self.show_trial(self.screen.trial)
-        if self.screen._status_text.startswith(PROGRESS):
-            trials = int(self._has.sum())
-            total = sum(len(found) for found in index.findings)
-            self.screen.status(f"{total:,} findings in {trials:,} trials (! shows them one by one).", background=True)
+        total = sum(len(found) for found in index.findings)
+        self._say(f"{total:,} findings in {int(self._has.sum()):,} trials (! shows them one by one).")
+
+    def _say(self, text: str) -> None:
+        """Progress and the count in the message line, while it has nothing of the user's to say."""
+        current = self.screen._status_text
+        if not current or current.startswith(PROGRESS):
+            self.screen.status(text, background=True)
 
     def worker_changed(self, event: Worker.StateChanged) -> None:
         """A failure of the index's worker, in one line (the list says it too if it was waiting)."""
