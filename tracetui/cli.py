@@ -110,7 +110,8 @@ def _keep_pandas_out() -> None:
 def run_app(sources, args) -> int:
     """Run the TUI. A dataset converted before opens here, before the first frame (a few hundred ms
     at most, no loading screen); a new one converts in the app's worker, with a progress bar, unless
-    --filter asks for values: those are checked against the data first (converting it here)."""
+    --filter asks for values: those are checked against the data first (converting it here; a
+    `finding=` filter waits in the app for the findings index)."""
     _keep_pandas_out()
     from .commands import end_progress, print_progress
     from .commands.selection import filter_args, filter_state
@@ -125,7 +126,7 @@ def run_app(sources, args) -> int:
     if filters:
         session = session or open_session(sources, print_progress, cache_size)
         end_progress()
-        state = filter_state(session, filters)
+        state = filter_state(session, filters, find=False)  # the app finds them after its first frame
     options = StartOptions(state, args.trial, not getattr(args, "no_download", False), cache_size)
     app = TraceApp(sources, options, session=session)
     app.run()

@@ -17,7 +17,7 @@ import numpy as np
 import orjson
 import pyarrow as pa
 
-from ..findings import KIND_NAMES, RULES_VERSION, Finding, find_findings, marker
+from ..findings import KIND_NAMES, Finding, marker
 from ..trace.model import Message, TrialHistory
 from .errors import SourceError
 from .facets import Facet
@@ -85,6 +85,8 @@ def trial_findings(
 ) -> list[Finding]:
     """One trial's findings (`verifier_tests`: as `find_findings` takes it, None reads the log; `counts`:
     each dataset's `n_messages` column, when the caller has it at hand)."""
+    from ..findings import find_findings  # the engine loads here, in the background, off start-up
+
     t = session.trials
     result = t.label("result", trial)
     summarized = bool(t.restarts[trial]) or t.sub_offsets[trial + 1] > t.sub_offsets[trial]
@@ -119,6 +121,8 @@ def _history(session, trial: int, counts: list[np.ndarray] | None = None) -> Tri
 
 
 def _load(data: bytes, count: int) -> list[list[Finding]] | None:
+    from ..findings import RULES_VERSION
+
     stored = orjson.loads(data)
     if stored["rules"] != RULES_VERSION or len(stored["trials"]) != count:
         return None
@@ -129,6 +133,8 @@ def _load(data: bytes, count: int) -> list[list[Finding]] | None:
 
 
 def _dump(findings: list[list[Finding]]) -> bytes:
+    from ..findings import RULES_VERSION
+
     return orjson.dumps(
         {
             "rules": RULES_VERSION,

@@ -1,7 +1,9 @@
-"""How the triage screen shares its height between the trial list, the conversation and the verifier.
+"""How the triage screen shares its height between the trial list, the conversation, the findings
+and the verifier.
 
 On a short terminal (80x24) the pane in use gets the room: 8 trial rows while you choose a trial,
-3 while you read it, a tall verifier while it has focus; `+` / `-` and zoom (`z`) adjust the rest.
+3 while you read it (the trial's findings then take their lines from the verifier), a tall verifier
+while it has focus (the findings hide meanwhile); `+` / `-` and zoom (`z`) adjust the rest.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ CHROME_LINES = 4
 
 
 class PaneArrangement:
-    """Mixed into TriageScreen (needs `trial_list`, `conversation`, `verifier`, `prompt`)."""
+    """Mixed into TriageScreen (needs `trial_list`, `conversation`, `verifier`, `findings`, `prompt`)."""
 
     _verifier_delta = 0  # lines added or taken by + / -
     _pane_in_use = None  # the pane last focused (a prompt keeps the arrangement of the pane it serves)
@@ -43,13 +45,17 @@ class PaneArrangement:
         body = self.size.height - CHROME_LINES - self.prompt.display
         short = body < SHORT_BODY
         focused = self._pane_in_use
-        reading = focused is self.conversation or focused is self.verifier
+        findings = self.findings.panel
+        reading = focused in (self.conversation, findings, self.verifier)
         rows = READING_ROWS if short and reading else max(LIST_ROWS, int(body * 0.3) - 1)
         self.query_one("#list-pane").styles.height = rows + 1
+        findings.give_room(short and focused is self.verifier)
         verifier = max(3, round(body * 0.3) + self._verifier_delta)
         if short and focused is self.verifier:
             verifier = max(verifier, body // 2 + 2)
-        verifier = min(verifier, max(3, body - rows - 1 - 5))  # the conversation keeps 4 lines
+        elif short:
+            verifier = max(3, verifier - findings.lines)  # the trial's findings take their lines from it
+        verifier = min(verifier, max(3, body - rows - 1 - findings.lines - 5))  # the conversation keeps 4 lines
         self.verifier.styles.height = "1fr" if self.maximized is self.verifier else verifier
 
     def resize_verifier(self, delta: int) -> None:

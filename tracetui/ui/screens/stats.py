@@ -28,7 +28,7 @@ from textual.widgets import Footer, Static
 
 from ...data.facets import NULL_LABEL, FilterState
 from ...data.session import Session
-from ...data.stats import GroupRow, Histogram, Matrix, OutcomeCounts, overview
+from ...data.stats import GroupRow, Histogram, Matrix, OutcomeCounts, group_stats, overview
 from ...data.trials import OUTCOMES, outcome_of
 from ...trace.sanitize import sanitize
 from .. import keymap
@@ -115,14 +115,15 @@ def row_strip(segments: list[Segment], width: int, base: Style, selected: bool) 
 
 
 class GroupTable(CursorList):
-    """Outcome counts per value of one column (model, dataset, task); Enter filters the trial list to it."""
+    """Outcome counts per value of one column (model, dataset, task), or per combination of a few
+    (finding · model); Enter filters the trial list to it."""
 
     BINDINGS = keymap.GROUP_TABLE
     NUMBERS = (("trials", 6), ("pass", 5), ("part", 5), ("fail", 5), ("error", 5), ("n/a", 4))
 
-    def __init__(self, column: str, *, id: str | None = None) -> None:
+    def __init__(self, *columns: str, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.column = column
+        self.columns = columns
         self.rows: list[GroupRow] = []
 
     def set_rows(self, rows: list[GroupRow]) -> None:
@@ -138,7 +139,7 @@ class GroupTable(CursorList):
 
     def header(self, width: int) -> Text:
         label, bar = self._layout(width)
-        titles = [(self.column, label, False), *((t, w, True) for t, w in self.NUMBERS), ("rate", 5, True)]
+        titles = [(" · ".join(self.columns), label, False), *((t, w, True) for t, w in self.NUMBERS), ("rate", 5, True)]
         titles += [("reward", 6, True), ("pass rate", bar, False)]
         line = "".join(segment.text for segment in cells([(t, w, None, right) for t, w, right in titles]))
         return Text(line, style=HEADER, no_wrap=True, overflow="crop")
@@ -148,7 +149,7 @@ class GroupTable(CursorList):
         c = row.counts
         label, bar = self._layout(width)
         numbers = (c.trials, c.passed, c.partial, c.failed, c.errors, c.unknown)
-        parts = [(row.key[0], label, None, False)]
+        parts = [(" · ".join(row.key), label, None, False)]
         parts += [(str(n), w, None if n else DIM, True) for n, (_, w) in zip(numbers, self.NUMBERS)]
         parts.append((percent(c.pass_rate), 5, rate_style(c.pass_rate), True))
         parts.append(("—" if math.isnan(c.mean_reward) else f"{c.mean_reward:.2f}", 6, None, True))
@@ -167,8 +168,8 @@ class GroupTable(CursorList):
 
     def action_pick(self) -> None:
         if self.rows:
-            label = self.rows[self.cursor].key[0]
-            self.post_message(Picked(FilterState({self.column: frozenset({label})})))
+            key = self.rows[self.cursor].key
+            self.post_message(Picked(FilterState({c: frozenset({v}) for c, v in zip(self.columns, key)})))
 
     def activate(self) -> None:
         self.action_pick()
@@ -370,6 +371,15 @@ def result_bars(results: dict[str, int]) -> list[tuple[str, int, Style]]:
     return bars
 
 
+def finding_rows(session: Session, mask: np.ndarray) -> list[GroupRow]:
+    """`tracetui stats --by finding,model` without the trials that have no finding: what each kind
+    of finding counts per model (none while the findings are still being read)."""
+    facet = session.facets.facets.get("finding")
+    if facet is None or facet.pairs is None or not len(facet.pairs[0]):
+        return []
+    return [row for row in group_stats(session, mask, ("finding", "model")) if row.key[0] != NULL_LABEL]
+
+
 class StatsBody(VerticalScroll):
     """The page of sections; j / k / space / b scroll it when it is focused or no table takes the key."""
 
@@ -387,6 +397,7 @@ class StatsScreen(Screen[FilterState | None]):
         self.session = session
         self.mask = mask
         self.figures = overview(session, mask)
+        self.findings = finding_rows(session, mask)
 
     def compose(self) -> ComposeResult:
         yield InfoBar(id="stats-header")
@@ -399,6 +410,11 @@ class StatsScreen(Screen[FilterState | None]):
             yield TableSection(GroupTable("model", id="stats-models"), "Per model")
             if len(self.session.datasets) > 1:
                 yield TableSection(GroupTable("dataset", id="stats-datasets"), "Per dataset")
+            if self.findings:
+                yield TableSection(
+                    GroupTable("finding", "model", id="stats-findings"),
+                    "Findings × model  (trials with each kind of finding · Enter filters to the row)",
+                )
             yield TableSection(GroupTable("task", id="stats-tasks"), "Per task")
             with Container(id="stats-charts"):
                 yield Static(id="chart-results")
@@ -419,6 +435,8 @@ class StatsScreen(Screen[FilterState | None]):
         if len(self.session.datasets) > 1:
             self.query_one("#stats-datasets", GroupTable).set_rows(figures.by_dataset)
         self.query_one("#stats-tasks", GroupTable).set_rows(figures.by_task)
+        if self.findings:
+            self.query_one("#stats-findings", GroupTable).set_rows(self.findings)
         self.query_one("#chart-results", Static).update(BarChart("Results", result_bars(figures.results)))
         self.query_one("#chart-episodes", Static).update(
             BarChart("Episodes per trial", histogram_bars(figures.episodes))

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar
-from textual.worker import get_current_worker
+from textual.worker import Worker, get_current_worker
 
 from ...data.errors import SourceError
 from ...data.facets import FilterState
@@ -32,6 +32,7 @@ from ..actions.panes import PaneArrangement
 from ..actions.search import SearchActions
 from ..commands import SortCommands
 from ..filter_commands import FilterValueCommands
+from ..findings import FindingsController, FindingsIndexed, FindingsProgress
 from ..format import human_size, result_text
 from ..widgets.bars import InfoBar, PromptBar
 from ..widgets.columns import Column
@@ -39,11 +40,14 @@ from ..widgets.conversation import ConversationView
 from ..widgets.cursor_list import CursorList
 from ..widgets.download_bar import DownloadBar
 from ..widgets.facet_list import FacetList
+from ..widgets.findings_panel import FindingsPanel
 from ..widgets.trial_list import TrialList, TrialListHeader
 from ..widgets.verifier_panel import VerifierPanel
 
 ALWAYS_SHOWN = ("outcome", "result", "model", "task")
 SHOWN_WHEN_VARIED = ("agent", "model_provider", "trace_source", "dataset")
+SHOWN_FIRST = ("outcome", "finding")
+"""What went wrong comes right after the outcome, once the findings are in."""
 STATUS_HOLD = 6.0
 """Seconds a held message (a label or note change) stays against background messages."""
 
@@ -73,6 +77,7 @@ class TriageScreen(
         self.trial: int | None = None
         self._start_trial = trial
         self._subagent = -1  # -1: the main history; else an index into history.subagents
+        self.findings = FindingsController(self)
 
     def compose(self) -> ComposeResult:
         yield InfoBar(id="header")
@@ -86,6 +91,7 @@ class TriageScreen(
                     yield TrialListHeader(trials, id="list-header")
                     yield trials
                 yield ConversationView(id="conversation")
+                yield FindingsPanel(id="findings")
                 yield VerifierPanel(id="verifier")
         yield PromptBar(id="prompt")
         yield InfoBar(id="position")
@@ -144,6 +150,7 @@ class TriageScreen(
         totals = facets.apply(FilterState()).counts
         names = [*ALWAYS_SHOWN, *(n for n in SHOWN_WHEN_VARIED if int(np.count_nonzero(totals[n])) > 1)]
         names += [n for n in facets.facets if n not in ALWAYS_SHOWN + SHOWN_WHEN_VARIED and totals[n].any()]
+        names.sort(key=lambda n: SHOWN_FIRST.index(n) if n in SHOWN_FIRST else len(SHOWN_FIRST))
         self.facet_list.set_facets([facets.facets[n] for n in names], totals, {"model": self.trial_list.model_names})
 
     @work(thread=True, exclusive=True, group="verifier-index")
@@ -188,12 +195,37 @@ class TriageScreen(
         gc.freeze()
         if self._status_text.startswith("Reading verifier logs"):
             self.status("", background=True)
+        self.findings.start(index)
+
+    # --- findings (see FindingsController) -----------------------------------------------------
+    @on(FindingsProgress)
+    def _findings_progress(self, event: FindingsProgress) -> None:
+        self.findings.progress(event.fraction)
+
+    @on(FindingsIndexed)
+    def _findings_indexed(self, event: FindingsIndexed) -> None:
+        self.findings.indexed(event.index)
+        self._show_facets()
+        self.apply_filters(keep=self._start_trial if self.trial is None else None)
+        gc.freeze()
+
+    @on(FindingsPanel.Chosen)
+    def _finding_chosen(self, event: FindingsPanel.Chosen) -> None:
+        self.findings.reveal(event.position)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.findings.worker_changed(event)
+
+    def action_next_finding(self) -> None:
+        self._show_trial(self.trial_list.current_trial)  # a list move still in the queue comes first
+        self.findings.next_finding()
 
     # --- filtering and sorting -----------------------------------------------------------------
     def apply_filters(self, keep: int | None = None) -> None:
         result = self.session.facets.apply(self.state, self.search_mask)
         order = self.session.ordering.sort(result.visible, self.sort_key, self.sort_reverse)
         self.trial_list.set_order(order, keep=keep if keep is not None else self.trial)
+        self.findings.listed(order)
         self.facet_list.update(result, self.state)
         self.trial_list.set_sort(self.sort_key, self.sort_reverse)
         self._update_header(order)
@@ -290,6 +322,7 @@ class TriageScreen(
         self.conversation.show(history.messages, history)
         info = self.session.info(trial)
         self.verifier.show(self.session.verifier_output(trial), info.outcome, info.result)
+        self.findings.show_trial(trial)
         self.highlight_matches()
         self._status_position()
 
