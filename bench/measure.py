@@ -33,6 +33,10 @@ PTY_COMMANDS = {
 }
 
 
+SCALED_FROM = 40000
+"""Datasets larger than this are copies of this one with lighter text (scale.py)."""
+
+
 @dataclass(frozen=True)
 class Data:
     """A generated demo dataset (hub layout) and the cache dir holding its conversion."""
@@ -74,8 +78,11 @@ def probe(module: str, args: list[str], env: dict, timeout: float = 600) -> dict
 
 
 def prepare_data(out: Path, rows: int, reuse: bool) -> Data:
-    """Write the demo dataset and convert it once (kept under `out` for --reuse)."""
+    """Write the demo dataset and convert it once (kept under `out` for --reuse). Above 40,000 rows the
+    data is the 40k demo repeated with lighter text (see scale.py)."""
     from tracetui.demo import write_demo
+
+    from .scale import derive
 
     data = Data(rows, out / f"demo-{rows}", out / f"cache-{rows}")
     done = out / f"demo-{rows}.json"
@@ -83,7 +90,11 @@ def prepare_data(out: Path, rows: int, reuse: bool) -> Data:
         for path in (data.source, data.cache):
             shutil.rmtree(path, ignore_errors=True)
         done.unlink(missing_ok=True)
-        write_demo(data.source, rows=rows, seed=0)
+        if rows > SCALED_FROM:
+            base = prepare_data(out, SCALED_FROM, reuse=True)
+            derive(base.source, data.source, copies=rows // SCALED_FROM)
+        else:
+            write_demo(data.source, rows=rows, seed=0)
         probe("probes", ["first-open", str(data.source)], data.env())
         done.write_text(json.dumps({"background_after_first_open": settle(data)}))
     return data
@@ -145,3 +156,61 @@ def search_cold(data: Data) -> dict:
 
 def findings_speed(data: Data, repeat: int) -> dict:
     return probe("findings_speed", [str(data.source), "--repeat", str(repeat)], data.env())
+
+
+# --- through a hub -------------------------------------------------------------------------------
+class HubServer:
+    """`tests.hub_server` in its own process (so serving does not slow the app it measures), serving
+    every dataset as `bench/demo-<rows>`."""
+
+    def __init__(self, datasets: list[Data]) -> None:
+        repos = [f"{repo_id(d)}={d.source}" for d in datasets]
+        self.process = subprocess.Popen(
+            [PYTHON, "-m", "tests.hub_server", *repos],
+            cwd=ROOT,
+            text=True,
+            stdout=subprocess.PIPE,
+            env=dict(os.environ, PYTHONPYCACHEPREFIX=str(PYCACHE)),
+        )
+        self.url = self.process.stdout.readline().strip().partition("=")[2]
+
+    def __enter__(self) -> HubServer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+def repo_id(data: Data) -> str:
+    return f"bench/demo-{data.rows}"
+
+
+def dataset_bytes(data: Data) -> int:
+    return sum(p.stat().st_size for p in (data.source / "data").glob("*.parquet"))
+
+
+def _remote(data: Data, server: HubServer, mode: str, *args: str) -> dict:
+    """A `bench.remote` child on fresh caches (a first open); its times made relative to its spawn."""
+    scratch = Path(tempfile.mkdtemp(prefix="remote-", dir=data.cache.parent))
+    env = data.env(scratch / "cache")
+    env.update(HF_ENDPOINT=server.url, HF_HOME=str(scratch / "hf"), HF_HUB_DISABLE_PROGRESS_BARS="1")
+    for name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
+        env.pop(name, None)
+    try:
+        began = time.monotonic()
+        result = probe("remote", [mode, repo_id(data), *args], env, timeout=3600)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    for key in ("list_at", "conversation_at", "local_at"):
+        if key in result:
+            result[key.replace("_at", "_seconds")] = result.pop(key) - began
+    return result
+
+
+def remote_read(data: Data, server: HubServer, toggles: int, switches: int) -> dict:
+    return _remote(data, server, "read", "--toggles", str(toggles), "--switches", str(switches))
+
+
+def remote_download(data: Data, server: HubServer) -> dict:
+    return _remote(data, server, "download")

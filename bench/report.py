@@ -256,6 +256,60 @@ def findings_rows(rows: int, size: dict) -> list[Row]:
     ]
 
 
+def hub_rows(rows: int, size: dict) -> list[Row]:
+    """Through the hub server, on fresh caches: before any download, then the download and switch."""
+    label, remote = _label(rows), size["remote"]
+    total = remote["dataset_bytes"]
+    reads, downloads = remote["read"], remote["download"]
+    share = lambda key: f"{med([r[key] for r in reads]) / 1e6:.1f} MB, {med([r[key] for r in reads]) / total:.1%}"  # noqa: E731
+    toggle = [ms for r in reads for ms in r["toggle_ms"]]
+    switch = [ms for r in reads for ms in r["switch_ms"]]
+    search = reads[0]["search"]
+    out = [
+        Row(
+            f"hub: first screen (list, facets), no download yet, {label} (read {share('list_bytes')})",
+            _s(med([r["list_seconds"] for r in reads])),
+            target="≤ 5% of the bytes",
+            met=med([r["list_bytes"] for r in reads]) <= 0.05 * total,
+        ),
+        Row(
+            f"hub: ↳ first conversation painted, {label} (read {share('conversation_bytes')})",
+            _s(med([r["conversation_seconds"] for r in reads])),
+            target="≤ 5% of the bytes",
+            met=med([r["conversation_bytes"] for r in reads]) <= 0.05 * total,
+        ),
+        Row(
+            f"hub: peak RSS at first screen, {label}",
+            _mb(med([r["list_memory"]["VmHWM"] for r in reads])),
+            target="≤ 250 MB",
+            met=med([r["list_memory"]["VmHWM"] for r in reads]) <= 250,
+        ),
+        Row(
+            f"hub: facet toggle → list repainted, p50 / p95, {label} (n={len(toggle)})",
+            f"{med(toggle):.1f} / {pct(toggle, 95):.1f} ms",
+            target="p95 ≤ 33 ms",
+            met=pct(toggle, 95) <= 33,
+        ),
+        Row(
+            f"hub: switch to a trial not fetched yet → painted, p50 / p95, {label} (n={len(switch)})",
+            f"{med(switch):.0f} / {pct(switch, 95):.0f} ms",
+        ),
+        Row(
+            f"hub: search streamed from the hub, {label} ({search['scanned'] / 1e9:.2f} GB of text, "
+            f"{search['served'] / 1e6:.0f} MB read)",
+            f"{search['scanned'] / 1e9 / search['seconds']:.2f} GB/s",
+        ),
+    ]
+    for run in downloads[:1]:
+        out.append(
+            Row(
+                f"hub: first screen → download + conversion → local copy, {label} ({run['downloaded'] / 1e6:.0f} MB)",
+                _s(run["local_seconds"] - run["list_seconds"]),
+            )
+        )
+    return out
+
+
 def _ok(size: dict) -> dict:
     """The size's results without failed runs (None): lists lose them, failed single results stay None."""
 
@@ -273,7 +327,8 @@ def build_rows(results: dict) -> list[Row]:
     out = []
     for rows_text, size in results["sizes"].items():
         rows = int(rows_text)
-        for make in (first_screen_rows, open_rows, memory_rows, interaction_rows, search_rows, findings_rows):
+        makers = [first_screen_rows, open_rows, memory_rows, interaction_rows, search_rows, findings_rows]
+        for make in makers + ([hub_rows] if "remote" in size else []):
             try:
                 out.extend(make(rows, _ok(size)))
             except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError):

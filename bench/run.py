@@ -1,11 +1,13 @@
 """Measure tracetui against the targets of the performance issue and write BENCHMARKS.md.
 
-    python bench/run.py [--quick] [--rows 4000,40000] [--reuse]
+    python bench/run.py [--quick] [--rows 4000,40000,400000] [--reuse] [--no-hub]
 
-Generates the demo datasets under bench/out/ (kept for --reuse), converts them, then measures time to
-first screen (headless and in a pty, warm and cold page cache, against the floor and the naive route),
-first open with conversion, memory, interaction latency, full-text search and the findings index. Raw results go to
-bench/out/results.json.
+Generates the demo datasets under bench/out/ (kept for --reuse; 400,000 rows are the 40k demo repeated
+with lighter text, see scale.py), converts them, then measures time to first screen (headless and in a
+pty, warm and cold page cache, against the floor and the naive route), first open with conversion,
+memory, interaction latency, full-text search and the findings index; then, through a local hub server (tests/hub_server.py),
+the first screen, bytes read, memory, interaction and a streamed search before any download, and the
+download until the switch to the local copy. Raw results go to bench/out/results.json.
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ def repeats(quick: bool) -> dict[str, int]:
             largest=3,
             search=3,
             cold_search=1,
+            remote=1,
+            remote_switches=5,
+            downloads=1,
         )
     return dict(
         warm=7,
@@ -54,6 +59,9 @@ def repeats(quick: bool) -> dict[str, int]:
         largest=10,
         search=5,
         cold_search=2,
+        remote=3,
+        remote_switches=10,
+        downloads=1,
     )
 
 
@@ -77,7 +85,7 @@ def attempt(what: str, run, *args, **kwargs):
 
 def first_screens(data: measure.Data, n: dict) -> dict:
     """Headless and pty, warm and cold; tracetui and the floor interleaved so drift hits both alike."""
-    naive = n["naive"] if data.rows < 10000 else n["naive_big"]
+    naive = n["naive"] if data.rows < 10000 else n["naive_big"] if data.rows <= measure.SCALED_FROM else 0
     out = {}
     for key, run in (("headless", measure.first_screen_headless), ("pty", measure.first_screen_pty)):
         for kind in ("tracetui", "floor"):  # warm-up: page cache, .pyc files
@@ -121,12 +129,26 @@ def measure_size(data: measure.Data, n: dict) -> dict:
     return size
 
 
+def measure_remote(data: measure.Data, server: measure.HubServer, n: dict) -> dict:
+    """Through the hub server: reading before any download (fresh caches each run), then a download."""
+    remote = {"dataset_bytes": measure.dataset_bytes(data)}
+    remote["read"] = [
+        attempt("hub read", measure.remote_read, data, server, n["toggles"], n["remote_switches"])
+        for _ in range(n["remote"])
+    ]
+    log("  through the hub, before any download: done")
+    remote["download"] = [attempt("hub download", measure.remote_download, data, server) for _ in range(n["downloads"])]
+    log("  through the hub, download and switch: done")
+    return remote
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="4,000 rows only, fewer runs; BENCHMARKS.md untouched")
-    parser.add_argument("--rows", default="4000,40000", help="comma-separated dataset sizes")
+    parser.add_argument("--rows", default="4000,40000,400000", help="comma-separated dataset sizes")
     parser.add_argument("--reuse", action="store_true", help="reuse the datasets already under bench/out/")
     parser.add_argument("--no-write", action="store_true", help="print the table, leave BENCHMARKS.md alone")
+    parser.add_argument("--no-hub", action="store_true", help="skip the figures through a local hub server")
     args = parser.parse_args()
     sizes = [4000] if args.quick else [int(x) for x in args.rows.split(",")]
     n = repeats(args.quick)
@@ -138,10 +160,17 @@ def main() -> None:
         if pagecache.drop_all()
         else "not allowed to drop_caches here: posix_fadvise(DONTNEED) on the cache files only"
     )
+    prepared = []
     for rows in sizes:
         log(f"preparing {rows:,} rows")
         data = measure.prepare_data(OUT, rows, args.reuse)
+        prepared.append(data)
         results["sizes"][str(rows)] = measure_size(data, n)
+    if not args.no_hub:
+        with measure.HubServer(prepared) as server:
+            for data in prepared:
+                log(f"{data.rows:,} rows through the hub")
+                results["sizes"][str(data.rows)]["remote"] = measure_remote(data, server, n)
     results["machine"]["load average at end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
     results["machine"]["bench wall time"] = f"{time.monotonic() - began:.0f} s"
     results["machine"]["runs"] = ", ".join(f"{k} {v}" for k, v in n.items())

@@ -3,16 +3,23 @@ depend on how fast or busy the machine is (speed itself belongs in the benchmark
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 from typing import Any
 
 
 def _cpu_seconds(fn: Callable[[str], Any], arg: str) -> float:
-    """CPU seconds, so other processes on the machine do not make the test flaky."""
-    start = time.process_time()
-    fn(arg)
-    return time.process_time() - start
+    """CPU seconds, so other processes on the machine do not make the test flaky (and no garbage
+    collection of what earlier tests left, which lands on one run or the other)."""
+    gc.collect()
+    gc.disable()
+    try:
+        start = time.process_time()
+        fn(arg)
+        return time.process_time() - start
+    finally:
+        gc.enable()
 
 
 def growth(fn: Callable[[str], Any], unit: str, prefix: str = "", size: int = 250_000) -> float:

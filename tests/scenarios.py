@@ -16,10 +16,11 @@ from .ui_helpers import demo_sources, wait_loaded
 
 
 async def loaded(pilot) -> None:
-    """Wait for the session and for the background verifier index, so nothing changes afterwards."""
+    """Wait for the session and for the background verifier and findings indexes, so nothing changes
+    afterwards."""
     screen = await wait_loaded(pilot.app, pilot)
     for _ in range(500):
-        indexed = any(column.key == "tests" for column in screen.trial_list.extra_columns)
+        indexed = screen.findings.index is not None
         if indexed and not any(w.is_running for w in screen.workers):
             break
         await pilot.pause(0.02)
@@ -76,6 +77,17 @@ async def failure(pilot) -> None:
     await pilot.pause()
 
 
+async def findings(pilot) -> None:
+    """Trials that claim success on a failed run, and `!`: the claim, highlighted in the conversation."""
+    await loaded(pilot)
+    screen = pilot.app.screen
+    screen.state = screen.state.toggled("finding", "false-claim")
+    screen.facet_list.state = screen.state
+    screen.apply_filters()
+    await pilot.press("exclamation_mark")
+    await pilot.pause()
+
+
 async def compare_picker(pilot) -> None:
     """c on a trial whose task other models attempted too: the picker of the other side."""
     from tracetui.data.compare import compare_choices
@@ -95,6 +107,7 @@ SCENARIOS = {
     "filtered": filtered,
     "verifier": verifier,
     "failure": failure,
+    "findings": findings,
     "compare-picker": compare_picker,
     "help": help_screen,
     "stats": stats,

@@ -8,6 +8,7 @@ from tracetui.data import findings_index
 from tracetui.data.facets import FilterState
 from tracetui.data.session import open_session, prepare
 from tracetui.data.sources import SourceSpec
+from tracetui.findings import engine
 
 from .conftest import golden_rows, write_parquet
 from .findings_helpers import history, output, reply, trial_rows_of
@@ -81,9 +82,9 @@ def test_stored_index_is_read_back_and_rebuilt_for_new_rules(planted, monkeypatc
     def refuse(*args, **kwargs):
         raise AssertionError("found again")
 
-    monkeypatch.setattr(findings_index, "find_findings", refuse)
+    monkeypatch.setattr(engine, "find_findings", refuse)  # the index loads the engine when it needs it
     assert findings_index.build_findings_index(planted).findings == first.findings
-    monkeypatch.setattr(findings_index, "RULES_VERSION", findings_index.RULES_VERSION + 1)
+    monkeypatch.setattr(engine, "RULES_VERSION", engine.RULES_VERSION + 1)
     with pytest.raises(AssertionError, match="found again"):
         findings_index.build_findings_index(planted)
 

@@ -94,7 +94,9 @@ def test_no_data_escape_sequence_reaches_the_terminal(tmp_path, isolated_dirs):
                 return
 
     pump(6)
-    for keys in ("l", "l", "t", "l", "l", "l", "G", "\t", "\t", "\t", "\t", "j", "j", "\r", "G", "v", "v", "?"):
+    # ! focuses the conversation at the trial's finding; four tabs then go on to the findings pane, the
+    # verifier, the name filter and the filters
+    for keys in ("l", "l", "t", "l", "l", "l", "G", "!", "\t", "\t", "\t", "\t", "j", "j", "\r", "G", "v", "v", "?"):
         child.send(keys)
         pump(0.4)
     child.send("\x1b")

@@ -9,6 +9,7 @@ import argparse
 import importlib
 import importlib.abc
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -23,6 +24,10 @@ examples:
   tracetui ./traces.parquet ./runs/ traces.jsonl          local files and folders (one session)
   tracetui demo                                           the bundled demo dataset (no network)
   tracetui demo --rows 4000 --out ./demo                  write a demo dataset and exit
+
+A hub dataset not downloaded yet opens from its metadata, read over HTTP, while it downloads in the
+background; the app then switches to the local copy. With --no-download (or when it would not fit on
+the disk) it stays on the hub: trials are fetched as you open them, search streams the text.
 
 environment: HF_HOME, HF_TOKEN, HF_HUB_OFFLINE=1 (use the HF cache only),
              TRACETUI_CACHE_DIR (where converted datasets are kept; default ~/.cache/tracetui)
@@ -46,6 +51,18 @@ def open_parser() -> argparse.ArgumentParser:
     parser.add_argument("sources", nargs="+", metavar="SOURCE", help="hub id, hf:// path, file or folder")
     source_options(parser)
     view_options(parser)
+    parser.add_argument(
+        "--no-download",
+        action="store_true",
+        help="read hub datasets over HTTP only, never downloading them (for datasets larger than the disk)",
+    )
+    parser.add_argument(
+        "--cache-size",
+        type=parse_size,
+        default=None,
+        metavar="SIZE",
+        help="disk kept for row groups read from the hub, e.g. 500M or 4G (default: 2G)",
+    )
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     parser.add_argument("--version", action="version", version=f"tracetui {__version__}")
     return parser
@@ -59,6 +76,14 @@ def demo_parser() -> argparse.ArgumentParser:
     view_options(parser)
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     return parser
+
+
+def parse_size(text: str) -> int:
+    """`500M`, `4G`, `1.5GB`, `0` as bytes (binary units), for --cache-size."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*", text, re.IGNORECASE)
+    if not match:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size like 500M or 4G")
+    return int(float(match.group(1)) * 1024 ** " KMGT".index(match.group(2).upper() or " "))
 
 
 class _NoPandas(importlib.abc.MetaPathFinder):
@@ -79,7 +104,8 @@ def _keep_pandas_out() -> None:
 def run_app(sources, args) -> int:
     """Run the TUI. A dataset converted before opens here, before the first frame (a few hundred ms
     at most, no loading screen); a new one converts in the app's worker, with a progress bar, unless
-    --filter asks for values: those are checked against the data first (converting it here)."""
+    --filter asks for values: those are checked against the data first (converting it here; a
+    `finding=` filter waits in the app for the findings index)."""
     _keep_pandas_out()
     from .commands import end_progress, print_progress
     from .commands.selection import filter_args, filter_state
@@ -88,13 +114,15 @@ def run_app(sources, args) -> int:
     from .ui.app import StartOptions, TraceApp
 
     filters = filter_args(args)
-    session = open_session(sources) if all_cached(sources) else None
+    cache_size = getattr(args, "cache_size", None)
+    session = open_session(sources, cache_size=cache_size) if all_cached(sources) else None
     state = FilterState()
     if filters:
-        session = session or open_session(sources, print_progress)
+        session = session or open_session(sources, print_progress, cache_size)
         end_progress()
-        state = filter_state(session, filters)
-    app = TraceApp(sources, StartOptions(state, args.trial), session=session)
+        state = filter_state(session, filters, find=False)  # the app finds them after its first frame
+    options = StartOptions(state, args.trial, not getattr(args, "no_download", False), cache_size)
+    app = TraceApp(sources, options, session=session)
     app.run()
     if app.error is not None:
         raise app.error
@@ -112,7 +140,7 @@ def _open(args) -> int:
 
     specs = source_specs(args)
     filter_args(args)  # fail before any download on a malformed filter or an unknown facet
-    return run_app(prepare(specs), args)
+    return run_app(prepare(specs, progressive=True), args)
 
 
 def cmd_demo(argv: list[str]) -> int:

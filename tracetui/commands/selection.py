@@ -50,16 +50,23 @@ class Extras:
     verifiers: VerifierIndex | None = None
 
 
-def filter_state(session: Session, filters: Sequence[FilterArg], extras: Extras | None = None) -> FilterState:
+def filter_state(
+    session: Session, filters: Sequence[FilterArg], extras: Extras | None = None, find: bool = True
+) -> FilterState:
     """The FilterState `filters` mean, each value resolved against the data (SourceError when one
-    matches nothing or several), after registering the facets they name."""
+    matches nothing or several), after registering the facets they name; with `find` false, finding
+    kinds are checked by name only and their index is left for later (the app builds it in the background)."""
     extras = extras or Extras()
     needed = {f.facet for f in filters}
     known: dict[str, list[str]] = {}
     if "label" in needed:
         known["label"] = add_label_facet(session, extras)
-    if "finding" in needed:
+    if "finding" in needed and find:
         findings_index(session, extras)
+    elif "finding" in needed:
+        from ..findings import KIND_NAMES
+
+        known["finding"] = list(KIND_NAMES)
     if "failed_test" in needed:
         verifier_index(session, extras)
     values = session.facets.values()

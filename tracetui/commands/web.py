@@ -72,7 +72,7 @@ def _serve(args) -> int:
     filter_args(args)  # fail before any download on a malformed filter or an unknown facet
     sources, app_argv = _sources(args)
     for source in sources:
-        ensure_converted(source.files, print_progress)
+        ensure_converted(source, print_progress)
     private = is_loopback(args.host)
     if not private:
         print(

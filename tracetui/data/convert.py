@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .errors import SourceError
+from .errors import SourceError, first_line
 from .files import arrow_batches, arrow_reader, json_rows
 
 HARBOR_COLUMNS = (
@@ -60,7 +60,7 @@ def check_files(files: tuple[Path, ...]) -> int | None:
             try:
                 meta = pq.ParquetFile(file).metadata
             except (pa.ArrowException, OSError) as exc:
-                raise SourceError(f"{file.name}: not a readable parquet file ({_short(exc)})") from None
+                raise SourceError(f"{file.name}: not a readable parquet file ({first_line(exc)})") from None
             names = meta.schema.to_arrow_schema().names
             rows += meta.num_rows
         elif file.suffix == ".arrow":
@@ -69,7 +69,7 @@ def check_files(files: tuple[Path, ...]) -> int | None:
                     names = reader.schema.names
                     rows += sum(batch.num_rows for batch in arrow_batches(reader))
             except (pa.ArrowException, OSError) as exc:
-                raise SourceError(f"{file.name}: not a readable Arrow file ({_short(exc)})") from None
+                raise SourceError(f"{file.name}: not a readable Arrow file ({first_line(exc)})") from None
         else:
             return None
         if not any(name in names for name in CONVERSATION_COLUMNS):
@@ -93,10 +93,9 @@ def convert(files: tuple[Path, ...], out_dir: Path, progress: Progress | None = 
     with pa.OSFile(str(out_dir / "data.arrow"), "wb") as sink, pa.ipc.new_file(sink, DATA_SCHEMA) as writer:
         for file_index, (file, size) in enumerate(zip(files, sizes)):
             for fraction, batch in _read_file(file):
-                conversation = normalize_conversations(batch)
-                verifier = _string_column(batch, "verifier_output")
-                writer.write_batch(pa.record_batch([conversation, verifier], schema=DATA_SCHEMA))
-                meta_batches.append(_meta_batch(batch, conversation, verifier, file_index))
+                data = data_batch(batch)
+                writer.write_batch(data)
+                meta_batches.append(meta_batch(batch, text_sizes(data), file_index))
                 batch_starts.append(rows)
                 rows += batch.num_rows
                 if progress is not None:
@@ -104,12 +103,27 @@ def convert(files: tuple[Path, ...], out_dir: Path, progress: Progress | None = 
             done += size
     if rows == 0:
         raise SourceError("the dataset has 0 rows")
-    meta = pa.Table.from_batches(meta_batches).combine_chunks()
-    meta = _dictionary_encode(meta)
-    manifest = {"rows": rows, "batch_starts": batch_starts, "files": [str(f) for f in files]}
+    write_meta(
+        out_dir / "meta.arrow",
+        meta_batches,
+        {"rows": rows, "batch_starts": batch_starts, "files": [str(f) for f in files]},
+    )
+
+
+def write_meta(path: Path, batches: list[pa.RecordBatch], manifest: dict) -> None:
+    """The metadata file: every row's short columns, with `manifest` in the schema (each batch's own
+    dictionaries unified: codes in order of first appearance, as one encoding of the whole would give)."""
+    meta = pa.Table.from_batches(batches).unify_dictionaries().combine_chunks()
     meta = meta.replace_schema_metadata({b"tracetui": json.dumps(manifest).encode()})
-    with pa.OSFile(str(out_dir / "meta.arrow"), "wb") as sink, pa.ipc.new_file(sink, meta.schema) as writer:
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, meta.schema) as writer:
         writer.write_table(meta)
+
+
+def data_batch(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """A batch of source rows as the data file holds them: normalized conversations and verifier logs."""
+    return pa.record_batch(
+        [normalize_conversations(batch), _string_column(batch, "verifier_output")], schema=DATA_SCHEMA
+    )
 
 
 def _read_file(file: Path) -> Iterator[tuple[float, pa.RecordBatch]]:
@@ -126,7 +140,7 @@ def _read_file(file: Path) -> Iterator[tuple[float, pa.RecordBatch]]:
         else:
             yield from _read_json(file)
     except (pa.ArrowException, OSError) as exc:
-        raise SourceError(f"{file.name}: cannot be read ({_short(exc)})") from None
+        raise SourceError(f"{file.name}: cannot be read ({first_line(exc)})") from None
 
 
 def _read_parquet(file: Path) -> Iterator[tuple[float, pa.RecordBatch]]:
@@ -154,7 +168,7 @@ def _read_json(file: Path) -> Iterator[tuple[float, pa.RecordBatch]]:
     try:
         rows = json_rows(file)
     except orjson.JSONDecodeError as exc:
-        raise SourceError(f"{file.name}: invalid JSON ({_short(exc)})") from None
+        raise SourceError(f"{file.name}: invalid JSON ({first_line(exc)})") from None
     sub_agent = _SUB_AGENT_FILE.search(file.name)
     if sub_agent:  # Harbor names sub-agent exports `<trial>.summarization-N-<kind>.traces.json`
         for row in rows:
@@ -285,34 +299,39 @@ def _string_column(batch: pa.RecordBatch, name: str) -> pa.Array:
         return pa.array([_as_text(v) for v in column.to_pylist()], pa.string())
 
 
-def _meta_batch(batch: pa.RecordBatch, conversation: pa.Array, verifier: pa.Array, file_index: int) -> pa.RecordBatch:
-    """Short columns plus per-row sizes computed on the Arrow buffers (no Python loop over rows)."""
-    columns = {name: _string_column(batch, name) for name in META_COLUMNS}
-    number = pc.struct_field(pc.extract_regex(columns["episode"], r"(?P<n>\d+)\s*$"), "n")
-    columns["episode_num"] = pc.fill_null(pc.cast(number, pa.int32()), -1)
+def text_sizes(data: pa.RecordBatch) -> dict[str, np.ndarray]:
+    """Per-row message counts and text bytes of a data batch, computed on its buffers (no Python loop)."""
+    conversation, verifier = data.column(0), data.column(1)
     n_messages = pc.fill_null(pc.list_value_length(conversation), 0).to_numpy(zero_copy_only=False)
     offsets = conversation.offsets.to_numpy(zero_copy_only=False).astype(np.int64)
     lengths = pc.fill_null(pc.binary_length(conversation.values.field("content")), 0).to_numpy(zero_copy_only=False)
     cumulative = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)])
     starts, ends = offsets[:-1], offsets[1:]
-    columns["n_messages"] = pa.array(n_messages.astype(np.int32))
-    columns["n_bytes"] = pa.array(cumulative[ends] - cumulative[starts])
-    columns["first_bytes"] = pa.array(cumulative[np.minimum(starts + 1, ends)] - cumulative[starts])
-    columns["verifier_bytes"] = pc.fill_null(pc.binary_length(verifier), 0).cast(pa.int64())
+    return {
+        "n_messages": n_messages.astype(np.int32),
+        "n_bytes": cumulative[ends] - cumulative[starts],
+        "first_bytes": cumulative[np.minimum(starts + 1, ends)] - cumulative[starts],
+        "verifier_bytes": pc.fill_null(pc.binary_length(verifier), 0).to_numpy(zero_copy_only=False).astype(np.int64),
+    }
+
+
+def meta_batch(batch: pa.RecordBatch, sizes: dict[str, np.ndarray], file_index: int) -> pa.RecordBatch:
+    """The metadata rows of a source batch: its short columns, the episode number, and `sizes`
+    (`text_sizes`, or estimates when the text has not been read)."""
+    columns = {name: _string_column(batch, name) for name in META_COLUMNS}
+    number = pc.struct_field(pc.extract_regex(columns["episode"], r"(?P<n>\d+)\s*$"), "n")
+    columns["episode_num"] = pc.fill_null(pc.cast(number, pa.int32()), -1)
+    columns["n_messages"] = pa.array(sizes["n_messages"].astype(np.int32))
+    for name in ("n_bytes", "first_bytes", "verifier_bytes"):
+        columns[name] = pa.array(sizes[name].astype(np.int64))
     columns["file"] = pa.array(np.full(batch.num_rows, file_index, dtype=np.int16))
-    return pa.record_batch(columns)
+    return pa.record_batch(_dictionary_encode(columns))
 
 
-def _dictionary_encode(table: pa.Table) -> pa.Table:
-    """Dictionary codes make facet counts a bincount; the date stays plain (it is near-unique)."""
-    for name in META_COLUMNS:
-        if name in ("date", "episode"):
-            continue
-        index = table.schema.get_field_index(name)
-        table = table.set_column(index, name, pc.dictionary_encode(table.column(name)).combine_chunks())
-    return table
-
-
-def _short(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return (text[0] if text else type(exc).__name__)[:200]
+def _dictionary_encode(columns: dict[str, pa.Array]) -> dict[str, pa.Array]:
+    """Dictionary codes make facet counts a bincount (and keep a batch's repeated names once); the date
+    stays plain (it is near-unique)."""
+    return {
+        name: pc.dictionary_encode(column) if name in META_COLUMNS and name not in ("date", "episode") else column
+        for name, column in columns.items()
+    }

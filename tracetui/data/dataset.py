@@ -1,13 +1,17 @@
-"""One opened source: its metadata table and its text, both memory-mapped from the conversion cache.
+"""One opened source, as the session reads it: a metadata table, and rows of text in data batches.
 
-Only the metadata file is touched at start; the data file's footer is read on the first conversation
-request, and each request reads one batch's buffers straight from the mapping.
+`Storage` is what the session, history rebuilding, search, stats and facets use; they do not care
+whether the text is memory-mapped from the conversion cache (`Dataset`, here) or fetched from the hub
+(`remote.RemoteDataset`). Text comes in batches of the conversion's data schema: column 0 the
+conversations (list<struct<role, content>>), column 1 the verifier logs.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -17,41 +21,71 @@ import pyarrow as pa
 from .sources import ResolvedSource
 
 
-class Dataset:
-    def __init__(self, source: ResolvedSource, folder: Path) -> None:
-        self.source = source
-        self.folder = folder
-        self.meta: pa.Table = pa.ipc.open_file(pa.memory_map(str(folder / "meta.arrow"))).read_all()
-        manifest = json.loads(self.meta.schema.metadata[b"tracetui"])
-        self.num_rows: int = manifest["rows"]
-        self.files: list[str] = manifest["files"]
-        self._batch_starts = np.asarray(manifest["batch_starts"], dtype=np.int64)
-        self._lock = threading.Lock()
-        self._batches: dict[int, pa.RecordBatch] = {}
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """A run of consecutive rows' text, as `Storage.scan` yields it: the conversations (None when not
+    asked for) and the verifier logs (None when not asked for)."""
+
+    start: int  # the dataset row of the first row
+    conversations: pa.Array | None  # list<struct<role, content>>, or list<struct<content>>
+    verifier: pa.Array | None
+
+
+class Storage:
+    """Rows of a dataset: `meta` (the short columns, one row per dataset row) and text read by row."""
+
+    source: ResolvedSource
+    folder: Path  # where indexes built from this dataset are kept
+    files: list[str]  # its source files on local disk (export re-reads them)
+    meta: pa.Table
+    num_rows: int
+    local = True  # the text is on local disk (reading it never waits for the network)
 
     @property
     def label(self) -> str:
         return self.source.dataset_id
 
-    @cached_property
-    def _reader(self) -> pa.ipc.RecordBatchFileReader:
-        return pa.ipc.open_file(pa.memory_map(str(self.folder / "data.arrow")))
-
     def _locate(self, row: int) -> tuple[pa.RecordBatch, int]:
-        index = int(np.searchsorted(self._batch_starts, row, side="right")) - 1
-        with self._lock:
-            batch = self._batches.get(index)
-            if batch is None:
-                batch = self._batches[index] = self._reader.get_batch(index)
-        return batch, row - int(self._batch_starts[index])
+        """The data batch holding `row`, and the row's index in it."""
+        raise NotImplementedError
+
+    def scan(self, conversations: bool, verifier: bool, cancelled: Callable[[], bool] | None = None) -> Iterator[Piece]:
+        """Every row's text in row order, piece by piece (a remote dataset fetches each in turn)."""
+        raise NotImplementedError
+
+    def pieces(self) -> int:
+        """How many pieces `scan` yields (for progress)."""
+        raise NotImplementedError
+
+    def ready(self, rows) -> bool:
+        """Whether the text of `rows` can be read without waiting for the network."""
+        return True
+
+    def load(self, rows) -> None:
+        """Make the text of `rows` ready (a remote dataset fetches it; call it off the UI thread)."""
+
+    def keep_verifier_logs(
+        self,
+        rows: np.ndarray,
+        progress: Callable[[float], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> None:
+        """Have the verifier logs of `rows` at hand before reading them one by one (a remote dataset
+        streams its verifier column once; raises InterruptedError when `cancelled()`)."""
+
+    def discard(self) -> None:
+        """Forget what only this reading needed (a remote dataset's cache, once the local copy replaces it)."""
+
+    @cached_property
+    def message_counts(self) -> np.ndarray:
+        column = self.meta.column("n_messages")
+        return (column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()).to_numpy()
 
     def message_count(self, row: int) -> int:
-        batch, local = self._locate(row)
-        offsets = batch.column(0).offsets
-        return offsets[local + 1].as_py() - offsets[local].as_py()
+        return int(self.message_counts[row])
 
     def messages(self, row: int, start: int = 0, stop: int | None = None) -> list[tuple[str, str]]:
-        """(role, content) of messages [start, stop) of a row, read from the mapping."""
+        """(role, content) of messages [start, stop) of a row."""
         batch, local = self._locate(row)
         column = batch.column(0)
         begin = column.offsets[local].as_py()
@@ -70,12 +104,45 @@ class Dataset:
         batch, local = self._locate(row)
         return batch.column(1)[local].as_py()
 
-    @property
-    def batch_starts(self) -> np.ndarray:
-        """First row of each data batch (row r is in batch `searchsorted(batch_starts, r, "right") - 1`)."""
-        return self._batch_starts
 
-    def batches(self) -> list[pa.RecordBatch]:
-        """Every data batch, zero-copy from the mapping: column 0 the conversations, 1 the verifier logs."""
+class Dataset(Storage):
+    """A converted source: the metadata file and the data file, both memory-mapped.
+
+    Only the metadata file is touched at start; the data file's footer is read on the first conversation
+    request, and each request reads one batch's buffers straight from the mapping.
+    """
+
+    def __init__(self, source: ResolvedSource, folder: Path) -> None:
+        self.source = source
+        self.folder = folder
+        self.meta = pa.ipc.open_file(pa.memory_map(str(folder / "meta.arrow"))).read_all()
+        manifest = json.loads(self.meta.schema.metadata[b"tracetui"])
+        self.num_rows = manifest["rows"]
+        self.files: list[str] = manifest["files"]
+        self._batch_starts = np.asarray(manifest["batch_starts"], dtype=np.int64)
+        self._lock = threading.Lock()
+        self._batches: dict[int, pa.RecordBatch] = {}
+
+    @cached_property
+    def _reader(self) -> pa.ipc.RecordBatchFileReader:
+        return pa.ipc.open_file(pa.memory_map(str(self.folder / "data.arrow")))
+
+    def _batch(self, index: int) -> pa.RecordBatch:
         with self._lock:
-            return [self._reader.get_batch(i) for i in range(len(self._batch_starts))]
+            batch = self._batches.get(index)
+            if batch is None:
+                batch = self._batches[index] = self._reader.get_batch(index)
+        return batch
+
+    def _locate(self, row: int) -> tuple[pa.RecordBatch, int]:
+        index = int(np.searchsorted(self._batch_starts, row, side="right")) - 1
+        return self._batch(index), row - int(self._batch_starts[index])
+
+    def pieces(self) -> int:
+        return len(self._batch_starts)
+
+    def scan(self, conversations: bool, verifier: bool, cancelled: Callable[[], bool] | None = None) -> Iterator[Piece]:
+        """The data batches, zero-copy from the mapping."""
+        for index, start in enumerate(self._batch_starts):
+            batch = self._batch(index)
+            yield Piece(int(start), batch.column(0) if conversations else None, batch.column(1) if verifier else None)

@@ -113,7 +113,9 @@ def _plan(session: Session, trial_ids: Iterable[int]) -> list[_FilePart]:
             if hi > lo:
                 path = Path(name)
                 if not path.is_file():
-                    raise SourceError(f"{path}: the original file is gone; export re-reads the original rows")
+                    raise SourceError(
+                        f"{path}: the original file is gone (or not downloaded yet); export re-reads the original rows"
+                    )
                 count = int(starts[number + 1] - starts[number])
                 parts.append(_FilePart(path, count, rows[lo:hi] - starts[number], owners[lo:hi]))
     return parts

@@ -17,8 +17,9 @@ import numpy as np
 import orjson
 import pyarrow as pa
 
-from ..findings import KIND_NAMES, RULES_VERSION, Finding, find_findings, marker
+from ..findings import KIND_NAMES, Finding, marker
 from ..trace.model import Message, TrialHistory
+from .errors import SourceError
 from .facets import MultiFacet
 from .history import rebuild_history
 from .trial_cache import per_trial
@@ -53,12 +54,19 @@ def build_findings_index(
     progress: Callable[[float], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     verifiers: VerifierIndex | None = None,
+    waiting: Callable[[float], None] | None = None,
 ) -> FindingsIndex:
     """Find (or read back) the findings of every trial of `session`, dataset by dataset.
 
     `no-tests-run` needs to know which verifier logs show tests: pass the session's VerifierIndex when
     it is built, else it is built (or read back) when a dataset's findings are not stored yet. Raises
-    InterruptedError when `cancelled()` turns true (nothing is stored then)."""
+    InterruptedError when `cancelled()` turns true (nothing is stored then). Waits for a running download
+    (`waiting(fraction)`); a dataset that stays on the hub (--no-download) raises SourceError, since
+    finding reads every conversation."""
+    if not session.wait_for_download(waiting, cancelled or (lambda: False)):
+        raise InterruptedError("cancelled")
+    if session.remote:
+        raise SourceError("findings read every conversation: open the dataset without --no-download to see them")
 
     @cache
     def verifier_index() -> VerifierIndex:
@@ -77,6 +85,8 @@ def trial_findings(
 ) -> list[Finding]:
     """One trial's findings (`verifier_tests`: as `find_findings` takes it, None reads the log; `counts`:
     each dataset's `n_messages` column, when the caller has it at hand)."""
+    from ..findings import find_findings  # the engine loads here, in the background, off start-up
+
     t = session.trials
     result = t.label("result", trial)
     summarized = bool(t.restarts[trial]) or t.sub_offsets[trial + 1] > t.sub_offsets[trial]
@@ -111,6 +121,8 @@ def _history(session, trial: int, counts: list[np.ndarray] | None = None) -> Tri
 
 
 def _load(data: bytes, count: int) -> list[list[Finding]] | None:
+    from ..findings import RULES_VERSION
+
     stored = orjson.loads(data)
     if stored["rules"] != RULES_VERSION or len(stored["trials"]) != count:
         return None
@@ -121,6 +133,8 @@ def _load(data: bytes, count: int) -> list[list[Finding]] | None:
 
 
 def _dump(findings: list[list[Finding]]) -> bytes:
+    from ..findings import RULES_VERSION
+
     return orjson.dumps(
         {
             "rules": RULES_VERSION,

@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 
 from ..trace.model import Message, SubConversation, TrialHistory
-from .dataset import Dataset
+from .dataset import Storage
 
 
 def rebuild_history(
-    ds: Dataset, rows: list[int], episodes: list[int], sub_rows: list[tuple[int, str | None]]
+    ds: Storage, rows: list[int], episodes: list[int], sub_rows: list[tuple[int, str | None]]
 ) -> TrialHistory:
     messages: list[Message] = []
     prev_row: int | None = None
@@ -60,7 +60,7 @@ def _sub_agent_order(source: str | None) -> tuple:
     return (int(match.group(1)), kinds.index(kind) if kind in kinds else len(kinds), kind)
 
 
-def _common_prefix(ds: Dataset, a: int, b: int, limit: int) -> int:
+def _common_prefix(ds: Storage, a: int, b: int, limit: int) -> int:
     left, right = ds.messages(a, 0, limit), ds.messages(b, 0, limit)
     for index, (x, y) in enumerate(zip(left, right)):
         if x != y:

@@ -4,6 +4,9 @@ RE2 (`pc.match_substring_regex`) scans each batch's flattened contents without c
 literal being ~10x faster than the plain substring kernel; pyarrow releases the GIL, so batches run on
 two threads. Matching message positions map to rows through the list offsets and rows to trials through
 a row -> trial table, so a message repeated by every nested-prefix episode row marks its trial once.
+
+A dataset read from the hub is scanned as it streams in, row group by row group; while its download
+runs, a search first waits for the local copy (`waiting` reports the download's progress).
 """
 
 from __future__ import annotations
@@ -11,13 +14,15 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from .dataset import Piece
 
 if TYPE_CHECKING:
     from .session import Session
@@ -66,11 +71,13 @@ def search(
     verifier: bool = True,
     progress: Callable[[float], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    waiting: Callable[[float], None] | None = None,
 ) -> SearchResult:
     """Trials whose messages (and verifier logs when `verifier`) contain `pattern`.
 
     Raises ValueError with a one-line message for an empty or invalid pattern (RE2 and Python `re` must
-    both accept a regex: the scan uses RE2, `messages_in` uses `re`), and SearchCancelled.
+    both accept a regex: the scan uses RE2, `messages_in` uses `re`), and SearchCancelled. While a
+    download runs, waits for it first, calling `waiting(fraction downloaded)`.
     """
     began = time.perf_counter()
     python_regex(pattern, regex, ignore_case)
@@ -96,29 +103,47 @@ def search(
         exact = pc.match_substring_regex(array.take(rough), expression, ignore_case=ignore_case)
         return rough.filter(exact).to_numpy().astype(np.int64)
 
-    jobs = _jobs(session, scan, verifier)
-    scanned = sum(job.bytes for job in jobs)
+    stop = cancelled or (lambda: False)
+    if not session.wait_for_download(waiting, stop):
+        raise SearchCancelled
     count = len(session.trials)
     trials = np.zeros(count, dtype=bool)
     in_verifier = np.zeros(count, dtype=bool)
-    messages = done = 0
-    if cancelled is not None and cancelled():
-        raise SearchCancelled
+    messages = scanned = done = 0
+    total = sum(ds.pieces() for ds in session.datasets)
     pool = ThreadPoolExecutor(THREADS, thread_name_prefix="tracetui-search")
-    try:
-        futures = {pool.submit(job.run): job for job in jobs}
-        for future in as_completed(futures):
-            if cancelled is not None and cancelled():
+    running: dict = {}
+
+    def collect(finished) -> None:
+        nonlocal messages, scanned, done
+        for future in finished:
+            if stop():
                 raise SearchCancelled
-            job = futures[future]
+            job = running.pop(future)
             hit_trials, hit_messages = future.result()
             trials[hit_trials] = True
             if job.verifier:
                 in_verifier[hit_trials] = True
             messages += hit_messages
-            done += job.bytes
+            scanned += job.bytes
+            done += job.share
             if progress is not None:
-                progress(done / scanned if scanned else 1.0)
+                progress(done / total if total else 1.0)
+
+    try:
+        for index, ds in enumerate(session.datasets):
+            owner, first_new = _row_maps(session, index, ds.message_counts)
+            for piece in ds.scan(conversations=True, verifier=verifier, cancelled=stop):
+                if stop():
+                    raise SearchCancelled
+                for job in _jobs(piece, scan, owner, first_new):
+                    running[pool.submit(job.run)] = job
+                while len(running) > 2 * THREADS:  # bounded read-ahead: a remote scan streams
+                    collect(wait(running, return_when=FIRST_COMPLETED).done)
+        while running:
+            collect(wait(running, return_when=FIRST_COMPLETED).done)
+    except InterruptedError:  # a remote scan stopped between row groups
+        raise SearchCancelled from None
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     return SearchResult(
@@ -145,16 +170,17 @@ def python_regex(pattern: str, regex: bool, ignore_case: bool) -> re.Pattern:
 
 @dataclass(frozen=True, slots=True)
 class _Job:
-    """One batch's message contents or verifier logs, with what maps its hits to trials."""
+    """One piece's message contents or verifier logs, with what maps its hits to trials."""
 
     scan: Callable[[pa.Array], np.ndarray]
     array: pa.Array
-    start: int  # dataset row of the batch's first row
+    start: int  # dataset row of the piece's first row
     owner: np.ndarray  # dataset row -> session trial (-1: none)
-    offsets: np.ndarray | None  # the batch's list offsets (None: one verifier log per row)
+    offsets: np.ndarray | None  # the piece's list offsets (None: one verifier log per row)
     first_new: np.ndarray | None  # dataset row -> its first message not already in an earlier row
     verifier: bool
     bytes: int
+    share: float  # of the piece, for progress
 
     def run(self) -> tuple[np.ndarray, int]:
         """(matching trials, matching messages counted once per history)."""
@@ -162,7 +188,7 @@ class _Job:
         if self.offsets is None:
             rows, new = self.start + hits, None
         else:
-            assert self.first_new is not None  # set with offsets
+            assert self.first_new is not None  # given with the offsets
             local = np.searchsorted(self.offsets, hits, side="right") - 1
             rows = self.start + local
             new = (hits - self.offsets[local]) >= self.first_new[rows]
@@ -172,23 +198,17 @@ class _Job:
         return np.unique(owners[owned]), messages
 
 
-def _jobs(session: Session, scan: Callable[[pa.Array], np.ndarray], verifier: bool) -> list[_Job]:
-    jobs = []
-    for index, ds in enumerate(session.datasets):
-        batches = ds.batches()
-        if not batches:
-            continue
-        counts = np.concatenate([np.diff(b.column(0).offsets.to_numpy()) for b in batches])
-        owner, first_new = _row_maps(session, index, counts)
-        starts = ds.batch_starts
-        for start, batch in zip(starts, batches):
-            conversation = batch.column(0)
-            content = conversation.values.field("content")
-            offsets = conversation.offsets.to_numpy()
-            jobs.append(_Job(scan, content, int(start), owner, offsets, first_new, False, _text_bytes(content)))
-            if verifier:
-                logs = batch.column(1)
-                jobs.append(_Job(scan, logs, int(start), owner, None, None, True, _text_bytes(logs)))
+def _jobs(piece: Piece, scan: Callable[[pa.Array], np.ndarray], owner: np.ndarray, first_new: np.ndarray) -> list[_Job]:
+    conversation = piece.conversations
+    assert conversation is not None  # the search asks for them
+    content = conversation.values.field("content")
+    offsets = conversation.offsets.to_numpy()
+    share = 0.5 if piece.verifier is not None else 1.0
+    jobs = [_Job(scan, content, piece.start, owner, offsets, first_new, False, _text_bytes(content), share)]
+    if piece.verifier is not None:
+        jobs.append(
+            _Job(scan, piece.verifier, piece.start, owner, None, None, True, _text_bytes(piece.verifier), share)
+        )
     return jobs
 
 
@@ -196,7 +216,7 @@ def _row_maps(session: Session, index: int, counts: np.ndarray) -> tuple[np.ndar
     """For dataset `index`: each row's trial, and the first message of each row that is new to its trial.
 
     A longer main row extends the previous one (messages before its count are repeats); a row that is not
-    longer restarts after a summarization and repeats only the first prompt, as in `trials._group`.
+    longer restarts after a summarization and repeats only the first prompt, as in `trials.group_rows`.
     """
     t = session.trials
     everyone = np.arange(len(t))

@@ -1,26 +1,39 @@
 """A session: one or more opened datasets seen as one list of trials, with facets and histories.
 
-This is the only object the UI talks to; it hides pyarrow and the conversion cache.
+This is the only object the UI talks to; it hides pyarrow, the conversion cache and the hub. A dataset
+may be read from the hub while it downloads (`remote`): the trial list, facets and stats work at once
+from its metadata; a trial's text is `load`ed off the UI thread before it is shown; and when the local
+copy is ready the app swaps it in (`use_local`), the same rows and so the same trials. `local_ready`
+is set once every dataset is local: work that reads every row (search, indexes) waits for it while a
+download runs (`wait_for_download`).
 """
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..trace.model import TrialHistory
-from .cache import cached_dir, ensure_converted
-from .dataset import Dataset
+from .cache import cached_dir, ensure_converted, remote_dir
+from .dataset import Dataset, Storage
 from .facets import FacetIndex
 from .history import rebuild_history
 from .ordering import Ordering
 from .sources import ResolvedSource, SourceSpec, resolve
+from .trial_groups import grouped
 from .trials import OUTCOMES, Trials, build_trials
 
+if TYPE_CHECKING:
+    from .download import Download
+
 Progress = Callable[[float, str], None]
+HISTORIES = 16
+"""Rebuilt histories kept for quick back-and-forth between recent trials."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,18 +58,29 @@ class TrialInfo:
 
 
 class Session:
-    def __init__(self, datasets: list[Dataset]) -> None:
+    def __init__(self, datasets: list[Storage]) -> None:
         self.datasets = datasets
-        self.trials: Trials = build_trials(datasets)
+        self.trials: Trials = build_trials(datasets, grouped)
         names = _unique_names([ds.source.short_name for ds in datasets])
         self.dataset_names = names
         self.facets = FacetIndex(self.trials, names)
         self.ordering = Ordering(self.trials)
         self._histories: OrderedDict[int, TrialHistory] = OrderedDict()
+        self._lock = threading.Lock()
+        self.local_ready = threading.Event()
+        """Set once every dataset's text is on local disk (at once for local sources)."""
+        self.download: Download | None = None
+        """The background download of the remote datasets, while the app runs one."""
+        self._settle()
 
     @property
     def num_rows(self) -> int:
         return sum(ds.num_rows for ds in self.datasets)
+
+    @property
+    def remote(self) -> list[int]:
+        """Indices of the datasets read from the hub."""
+        return [index for index, ds in enumerate(self.datasets) if not ds.local]
 
     def __len__(self) -> int:
         return len(self.trials)
@@ -82,20 +106,42 @@ class Session:
             date=t.date[trial],
         )
 
+    def _rows(self, trial: int) -> tuple[Storage, np.ndarray]:
+        """The trial's dataset and all its rows (main and sub-agent)."""
+        t = self.trials
+        sub = t.sub_rows[t.sub_offsets[trial] : t.sub_offsets[trial + 1]]
+        return self.datasets[int(t.dataset[trial])], np.concatenate([t.rows(trial), sub])
+
+    def ready(self, trial: int) -> bool:
+        """Whether the trial's text can be shown without waiting for the network."""
+        if trial in self._histories:
+            return True
+        ds, rows = self._rows(trial)
+        return ds.ready(rows)
+
+    def load(self, trial: int) -> TrialHistory:
+        """Fetch the trial's text if it is remote, and rebuild its history (call it off the UI thread;
+        raises hub.Unreachable when the hub does not answer)."""
+        ds, rows = self._rows(trial)
+        ds.load(rows)
+        return self.history(trial)
+
     def history(self, trial: int) -> TrialHistory:
         """The trial's rebuilt history (a small LRU keeps recent trials for quick back-and-forth)."""
-        cached = self._histories.get(trial)
-        if cached is not None:
-            self._histories.move_to_end(trial)
-            return cached
+        with self._lock:
+            cached = self._histories.get(trial)
+            if cached is not None:
+                self._histories.move_to_end(trial)
+                return cached
         t = self.trials
         ds = self.datasets[int(t.dataset[trial])]
         rows = [int(r) for r in t.rows(trial)]
         episodes = ds.meta.column("episode_num").take(rows).to_pylist() if rows else []
         history = rebuild_history(ds, rows, episodes, t.sub_agent_rows(trial))
-        self._histories[trial] = history
-        if len(self._histories) > 16:
-            self._histories.popitem(last=False)
+        with self._lock:
+            self._histories[trial] = history
+            if len(self._histories) > HISTORIES:
+                self._histories.popitem(last=False)
         return history
 
     def verifier_output(self, trial: int) -> str | None:
@@ -106,6 +152,47 @@ class Session:
             if text is not None:
                 return text
         return None
+
+    def gather_verifier_logs(
+        self, progress: Callable[[float], None] | None = None, cancelled: Callable[[], bool] | None = None
+    ) -> None:
+        """Before reading every trial's verifier log: a dataset read from the hub streams its verifier
+        column once, keeping the log of each trial's last main row (the one `verifier_output` reads first)."""
+        t = self.trials
+        remote = self.remote
+        for number, index in enumerate(remote):
+            mine = np.nonzero((t.dataset == index) & (np.diff(t.main_offsets) > 0))[0]
+            rows = t.main_rows[t.main_offsets[mine + 1] - 1]
+            step = None if progress is None else (lambda f, n=number: progress((n + f) / len(remote)))
+            self.datasets[index].keep_verifier_logs(rows, step, cancelled)
+
+    def use_local(self, index: int, dataset: Dataset, sizes: np.ndarray) -> None:
+        """Swap the remote dataset `index` for its local copy: the same rows, so the same trials, now with
+        exact text sizes (`sizes`, per trial of the dataset, from the local metadata)."""
+        mine = self.trials.dataset == index
+        if len(sizes) == int(np.count_nonzero(mine)):
+            self.trials.size[mine] = sizes
+        remote, self.datasets[index] = self.datasets[index], dataset
+        remote.discard()
+        self._settle()
+
+    def _settle(self) -> None:
+        if not self.remote:
+            self.local_ready.set()
+
+    def wait_for_download(self, waiting: Callable[[float], None] | None, cancelled: Callable[[], bool]) -> bool:
+        """Wait while a download runs, calling `waiting(fraction)`; True once the text is local or will
+        stay remote (no download, or it stopped), False when `cancelled()` first."""
+        while not self.local_ready.is_set():
+            download = self.download
+            if download is None or not download.running:
+                return True
+            if cancelled():
+                return False
+            if waiting is not None:
+                waiting(download.fraction)
+            self.local_ready.wait(0.25)
+        return True
 
     def find_trial(self, name: str) -> int | None:
         """A trial by its trial_name (or task), first match in list order."""
@@ -127,12 +214,23 @@ def _unique_names(names: list[str]) -> list[str]:
     return out
 
 
-def prepare(specs: list[SourceSpec]) -> list[ResolvedSource]:
-    """Resolve and validate every source up front (downloads happen here), raising SourceError."""
+def prepare(specs: list[SourceSpec], progressive: bool = False) -> list[ResolvedSource]:
+    """Resolve and validate every source up front, raising SourceError.
+
+    A hub dataset not yet converted is downloaded here (with huggingface_hub's progress bars), unless
+    `progressive`: then it is left for `open_session` to read remotely while the app downloads it.
+    """
     resolved = []
     for spec in specs:
         source = resolve(spec)
-        if cached_dir(source.files) is None:  # a finished conversion needs no second look at the files
+        if cached_dir(source) is None:  # a finished conversion needs no second look at the files
+            if source.hub is not None and not source.downloaded:
+                if progressive:
+                    resolved.append(source)
+                    continue
+                from .hub import download
+
+                download(source.repo)
             from .convert import check_files
 
             check_files(source.files)
@@ -141,19 +239,49 @@ def prepare(specs: list[SourceSpec]) -> list[ResolvedSource]:
 
 
 def all_cached(sources: list[ResolvedSource]) -> bool:
-    """Whether every source is converted already, so that opening takes a fraction of a second."""
-    return all(cached_dir(source.files) is not None for source in sources)
+    """Whether every source opens at once: converted already, or read remotely with its metadata kept."""
+    return all(
+        cached_dir(s) is not None or (not s.downloaded and (remote_dir(s) / "meta.arrow").is_file()) for s in sources
+    )
 
 
-def open_session(sources: list[ResolvedSource], progress: Progress | None = None) -> Session:
-    """Convert what is not cached yet (with progress), then map every dataset."""
-    datasets = []
+def open_session(
+    sources: list[ResolvedSource], progress: Progress | None = None, cache_size: int | None = None
+) -> Session:
+    """Convert what is not cached yet (with progress), then map every dataset; a hub source that is not
+    downloaded is read remotely (its metadata now, its text on demand, `cache_size` bytes of it kept)."""
+    datasets: list[Storage] = []
     for index, source in enumerate(sources):
 
         def step(fraction: float, message: str, index: int = index) -> None:
             if progress is not None:
                 progress((index + fraction) / len(sources), message)
 
-        folder = ensure_converted(source.files, step)
-        datasets.append(Dataset(source, folder))
+        if cached_dir(source) is None and source.hub is not None and not source.downloaded:
+            remote = _open_remote(source, step, cache_size)
+            if remote is not None:
+                datasets.append(remote)
+                continue
+        datasets.append(Dataset(source, ensure_converted(source, step)))
     return Session(datasets)
+
+
+def _open_remote(source: ResolvedSource, progress: Progress, cache_size: int | None) -> Storage | None:
+    """The remote dataset, or None after downloading the files when they cannot be read remotely."""
+    from .group_cache import DEFAULT_LIMIT, GroupCache
+    from .hub import download
+    from .remote import NotRemote, RemoteDataset
+
+    try:
+        return RemoteDataset.open(source, GroupCache(DEFAULT_LIMIT if cache_size is None else cache_size), progress)
+    except NotRemote:
+        total = max(1, source.repo.total)
+        done = 0
+
+        def fetched(count: int) -> None:
+            nonlocal done
+            done += count
+            progress(min(1.0, done / total), f"downloading {source.dataset_id}")
+
+        download(source.repo, fetched)
+        return None

@@ -9,6 +9,7 @@ starts the next trial. Sub-agent rows (`trace_source` other than `main`) attach 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..trace.outcome import ERROR, FAIL, OUTCOMES, PARTIAL, PASS, UNKNOWN, outcome_of  # noqa: F401 (the data layer's names)
-from .dataset import Dataset
+from .dataset import Storage
 
 LABEL_COLUMNS = ("agent", "model", "model_provider", "task", "result", "run_id", "trial_name", "trace_source")
 KEY_COLUMNS = ("run_id", "trial_name", "task", "model", "agent")
@@ -71,8 +72,10 @@ class Trials:
         return [(int(r), sources[c] if c >= 0 else None) for r, c in zip(self.sub_rows[lo:hi], self.sub_sources[lo:hi])]
 
 
-def build_trials(datasets: list[Dataset]) -> Trials:
-    parts = [_group(index, ds) for index, ds in enumerate(datasets)]
+def build_trials(datasets: list[Storage], group: Callable[[Storage], Trials] | None = None) -> Trials:
+    """The trials of every dataset, as one list: each dataset's rows grouped (by `group`, e.g. a cached
+    `group_rows`), their labels merged."""
+    parts = [(group or group_rows)(ds) for ds in datasets]
     labels: dict[str, list[str | None]] = {}
     codes: dict[str, np.ndarray] = {}
     sub_sources = []
@@ -92,7 +95,7 @@ def build_trials(datasets: list[Dataset]) -> Trials:
     reward_table = np.array([r for _, r in outcome_by_label], dtype=np.float64)
     result = codes["result"]
     return Trials(
-        dataset=np.concatenate([p.dataset for p in parts]),
+        dataset=np.concatenate([np.full(len(p), index, dtype=np.int16) for index, p in enumerate(parts)]),
         labels=labels,
         codes=codes,
         outcome=outcome_table[result],
@@ -140,7 +143,8 @@ def _combined_key(columns: list[np.ndarray], sizes: list[int]) -> np.ndarray:
     return key.reshape(-1).astype(np.int64)
 
 
-def _group(dataset_index: int, ds: Dataset) -> Trials:
+def group_rows(ds: Storage) -> Trials:
+    """One dataset's rows grouped into trials (the `dataset` array is zeros; `build_trials` numbers it)."""
     meta = ds.meta
     codes, labels = {}, {}
     for column in LABEL_COLUMNS:
@@ -218,7 +222,7 @@ def _group(dataset_index: int, ds: Dataset) -> Trials:
 
     dates = meta.column("date").take(pa.array(trial_rows)).to_pylist() if count else []
     return Trials(
-        dataset=np.full(count, dataset_index, dtype=np.int16),
+        dataset=np.zeros(count, dtype=np.int16),
         labels={c: labels[c] for c in LABEL_COLUMNS},
         codes={c: codes[c][trial_rows] for c in LABEL_COLUMNS},
         outcome=np.zeros(0, np.int8),

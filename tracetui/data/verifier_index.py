@@ -2,7 +2,8 @@
 "failed test" facet.
 
 Parsing thousands of logs takes seconds, so it runs once in the background and is kept beside the
-dataset's conversion (`verifier-index.json`); later opens read it back at once.
+dataset's conversion (`verifier-index.json`); later opens read it back at once. While a download runs
+it waits for the local copy; a dataset read from the hub streams its verifier column once first.
 """
 
 from __future__ import annotations
@@ -49,10 +50,20 @@ class VerifierIndex:
 
 
 def build_verifier_index(
-    session, progress: Callable[[float], None] | None = None, cancelled: Callable[[], bool] | None = None
+    session,
+    progress: Callable[[float], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    waiting: Callable[[float], None] | None = None,
 ) -> VerifierIndex:
-    """Parse (or read back) the verifier summary of every trial of `session`, dataset by dataset."""
+    """Parse (or read back) the verifier summary of every trial of `session`, dataset by dataset.
+
+    Waits for a running download first (`waiting(fraction)`); raises InterruptedError when `cancelled()`.
+    """
     from ..verifier import parse_verifier  # imported in the background worker, off start-up
+
+    if not session.wait_for_download(waiting, cancelled or (lambda: False)):
+        raise InterruptedError("cancelled")
+    session.gather_verifier_logs(progress, cancelled)
 
     def summary(trial: int) -> tuple[str, list[str]]:
         report = parse_verifier(session.verifier_output(trial))

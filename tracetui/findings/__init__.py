@@ -6,9 +6,24 @@ evidence, span). Pure: imports only `tracetui.trace` and `tracetui.verifier`. On
 of rules (`verifier`, `fetch`, `claims`, `loops`, `outcome`), on top of a small shell reader
 (`shell`), the file effects of commands (`effects`), what each reply did (`steps`) and what a path
 is to a verifier (`paths`).
+
+The kinds (`model`) import at once; the engine loads on the first use of `find_findings` or
+`RULES_VERSION`, so the app names the kinds before its first frame and finds them after it.
 """
 
-from .engine import RULES_VERSION, find_findings
+from typing import TYPE_CHECKING, Any
+
 from .model import HACKS, KIND_NAMES, KINDS, Finding, Kind, marker
 
+if TYPE_CHECKING:
+    from .engine import RULES_VERSION, find_findings
+
 __all__ = ["HACKS", "KINDS", "KIND_NAMES", "RULES_VERSION", "Finding", "Kind", "find_findings", "marker"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("RULES_VERSION", "find_findings"):
+        from . import engine
+
+        return getattr(engine, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..data.dataset import Dataset
+from ..data.dataset import Storage
 from ..data.facets import FilterState
 from ..data.session import Session
 from ..data.trials import Trials
@@ -396,7 +396,7 @@ def _view_key(dataset_ids: Iterable[str]) -> str:
 # --- trial keys ---------------------------------------------------------------------------------
 
 
-def dataset_revision(ds: Dataset) -> str:
+def dataset_revision(ds: Storage) -> str:
     """The hub commit; for local files their conversion's cache key (it changes when a file does)."""
     return ds.source.revision or f"local-{ds.folder.name}"
 

@@ -1,26 +1,74 @@
-"""The Textual app: opens the session in a worker, then shows the triage screen."""
+"""The Textual app: opens the session in a worker, then shows the triage screen.
+
+A hub dataset that is not downloaded yet opens from its metadata, read over HTTP; a worker then
+downloads and converts it (`data.download`) and swaps the local copy into the session, unless the user
+said `--no-download` or it would not fit on the disk. Both workers post their news to the app as
+messages (`ui/work.py`).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import Any
 
-from textual import work
+from textual import on, work
 from textual.app import App
-from textual.worker import get_current_worker
+from textual.message import Message
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..data.errors import SourceError
 from ..data.facets import FilterState
 from ..data.session import Session, open_session
 from ..data.sources import ResolvedSource
+from .background import Left, detached
 from .commands import ScreenCommands
+from .format import human_size
 from .screens.loading import LoadingScreen
 from .screens.triage import TriageScreen
 from .user_keymap import apply_user_keymap
+from .work import WorkProgress, failure_line
 
 
 class Cancelled(Exception):
     """Raised from the progress callback to stop a conversion when the user leaves."""
+
+
+class Opened(Message):
+    """The session is open: the triage screen shows it."""
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+
+
+class OpenFailed(Message):
+    """The sources cannot be opened: the app exits and the command line prints `error`."""
+
+    def __init__(self, error: SourceError) -> None:
+        super().__init__()
+        self.error = error
+
+
+class LocalCopy(Message):
+    """Remote dataset `index` is downloaded and converted: `dataset` replaces it in `session`."""
+
+    def __init__(self, session: Session, index: int, dataset: Any, sizes: Any) -> None:
+        super().__init__()
+        self.session = session
+        self.index = index
+        self.dataset = dataset
+        self.sizes = sizes
+
+
+class DownloadStopped(Message):
+    """The download failed (`reason`); reading from the hub goes on."""
+
+    def __init__(self, session: Session, reason: str) -> None:
+        super().__init__()
+        self.session = session
+        self.reason = reason
 
 
 @dataclass(slots=True)
@@ -29,6 +77,10 @@ class StartOptions:
 
     filters: FilterState = field(default_factory=FilterState)
     trial: str | None = None
+    download: bool = True
+    """Download a dataset read from the hub in the background, then read the local copy (--no-download: never)."""
+    cache_size: int | None = None
+    """Bytes of fetched row groups kept on disk while reading from the hub (None: the default)."""
 
 
 class TraceApp(App):
@@ -55,31 +107,53 @@ class TraceApp(App):
             self._loaded(self.session)
             return
         title = ", ".join(s.dataset_id for s in self.sources)
+        if any(s.hub is not None and not s.downloaded for s in self.sources):
+            title += " (its metadata, from the Hugging Face hub)"
         self.push_screen(LoadingScreen(title))
         self.load()
 
-    @work(thread=True, exclusive=True, name="open-session")
+    @work(thread=True, exclusive=True, name="open-session", exit_on_error=False, description="Opening")
     def load(self) -> None:
         worker = get_current_worker()
 
         def progress(fraction: float, message: str) -> None:
             if worker.is_cancelled:
                 raise Cancelled()
-            self.call_from_thread(self._progress, fraction, message)
+            self.post_message(WorkProgress(message, fraction))
 
         try:
-            session = open_session(self.sources, progress)
-        except Cancelled:
+            session = detached(lambda: open_session(self.sources, progress, self.options.cache_size))
+        except (Cancelled, Left):
             return
         except SourceError as exc:
-            self.error = exc
-            self.call_from_thread(self.exit, None, 2)
+            self.post_message(OpenFailed(exc))
             return
-        self.call_from_thread(self._loaded, session)
+        self.post_message(Opened(session))
 
-    def _progress(self, fraction: float, message: str) -> None:
+    @on(WorkProgress)
+    def _progress(self, event: WorkProgress) -> None:
         if isinstance(self.screen, LoadingScreen):
-            self.screen.progress(fraction, message)
+            self.screen.progress(event.fraction, event.text)
+
+    @on(OpenFailed)
+    def _open_failed(self, event: OpenFailed) -> None:
+        self.error = event.error
+        self.exit(None, 2)
+
+    @on(Opened)
+    def _opened(self, event: Opened) -> None:
+        self._loaded(event.session)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A worker of the app that raised: opening ends in one line on the command line; a failed
+        download is said in a notification, and reading from the hub goes on."""
+        if event.state != WorkerState.ERROR:
+            return
+        if event.worker.name == "open-session":
+            self.error = SourceError(failure_line(event.worker))
+            self.exit(None, 2)
+        elif self.session is not None:
+            self.post_message(DownloadStopped(self.session, failure_line(event.worker)))
 
     def _loaded(self, session: Session) -> None:
         self.session = session
@@ -95,3 +169,67 @@ class TraceApp(App):
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
+        self._start_download(session)
+
+    # --- the background download of datasets read from the hub -------------------------------
+    def _start_download(self, session: Session) -> None:
+        if not session.remote or not self.options.download:
+            return
+        from ..data.download import Download, disk_shortfall, missing_bytes
+
+        remote = [session.datasets[index] for index in session.remote]
+        for dataset in remote:
+            shortfall = disk_shortfall(dataset)
+            if shortfall is not None:
+                needed, free = shortfall
+                self.notify(
+                    f"{dataset.label}: {human_size(needed)} to download and convert, {human_size(free)} free:"
+                    " reading it from the hub (as with --no-download).",
+                    markup=False,
+                    timeout=10,
+                )
+                return
+        session.download = Download(total=sum(missing_bytes(dataset) for dataset in remote))
+        self.download_local(session)
+
+    @work(thread=True, exclusive=True, group="download", exit_on_error=False, description="Download")
+    def download_local(self, session: Session) -> None:
+        """Download and convert each remote dataset, then swap its local copy into the session."""
+        from ..data.download import local_copy
+        from ..data.hub import Cancelled as DownloadCancelled
+
+        worker = get_current_worker()
+        state = session.download
+        assert state is not None  # set by _start_download
+        for index in session.remote:
+            remote = session.datasets[index]
+            try:
+                dataset, sizes = detached(
+                    partial(local_copy, remote, state, lambda: worker.is_cancelled), "tracetui-download"
+                )
+            except (Left, DownloadCancelled):
+                return
+            except SourceError as exc:
+                self.post_message(DownloadStopped(session, str(exc)))
+                return
+            self.post_message(LocalCopy(session, index, dataset, sizes))
+
+    @on(LocalCopy)
+    def _use_local(self, event: LocalCopy) -> None:
+        session = event.session
+        session.use_local(event.index, event.dataset, event.sizes)
+        if not session.remote and session.download is not None:
+            session.download.finished = True
+            label = event.dataset.label
+            self.notify(f"Downloaded: {label} is now read from the local copy.", markup=False, timeout=4)
+
+    @on(DownloadStopped)
+    def _download_stopped(self, event: DownloadStopped) -> None:
+        if event.session.download is not None:
+            event.session.download.error = event.reason
+        self.notify(
+            f"Download stopped ({event.reason}); reading from the hub goes on, and the next start resumes it.",
+            severity="warning",
+            markup=False,
+            timeout=10,
+        )

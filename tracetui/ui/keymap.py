@@ -25,6 +25,7 @@ APP = [
     Binding("l,right_square_bracket", "next_message", "Next message", show=False, id="message.next"),
     Binding("f", "focus_filters", "Filters", show=False, id="filters.focus"),
     Binding("F", "next_failure", "Next failed test", id="failure.next"),
+    Binding("exclamation_mark", "next_finding", "Next finding", key_display="!", show=False, id="finding.next"),
     Binding("v", "toggle_verifier", "Verifier", id="verifier.toggle"),
     Binding("z", "maximize", "Zoom", show=False, id="pane.zoom"),
     Binding("slash", "find", "Find", key_display="/", id="find.start"),
@@ -79,6 +80,9 @@ CONVERSATION = [
     Binding("enter", "activate", "Fold/expand", id="conversation.activate"),
 ]
 
+FINDINGS = [*MOVE, Binding("enter", "open", "Show the evidence", id="finding.open")]
+"""The findings pane of the open trial."""
+
 VERIFIER = [
     *MOVE,
     *PAGE,
@@ -99,6 +103,7 @@ SECTIONS = {
     "Filters": FACETS,
     "Prompt": PROMPT,
     "Conversation": CONVERSATION,
+    "Findings pane": FINDINGS,
     "Verifier panel": VERIFIER,
 }
 """The help screen shows these, in this order."""

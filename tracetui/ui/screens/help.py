@@ -1,5 +1,5 @@
 """The help screen (`?`, F1): every binding, generated from the keymap so it is always true, with the
-keys the user's config file gave it."""
+keys the user's config file gave it, and the letters of the trial list's findings column."""
 
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ...findings import KINDS
 from .. import keymap
 from ..user_keymap import keymap_of
+from ..widgets.findings_panel import kind_style
 
 
 def key_names(binding: Binding, user_keymap: Mapping[str, str]) -> str:
@@ -25,6 +27,7 @@ def key_names(binding: Binding, user_keymap: Mapping[str, str]) -> str:
         names.append(
             {
                 "question_mark": "?",
+                "exclamation_mark": "!",
                 "slash": "/",
                 "left_square_bracket": "[",
                 "right_square_bracket": "]",
@@ -51,6 +54,10 @@ def bindings_table(user_keymap: Mapping[str, str]) -> Table:
     table.add_row(Text("Mouse", style="bold underline"), "")
     table.add_row(Text("click / double-click"), Text("select / open a trial or toggle a filter value"))
     table.add_row(Text("wheel"), Text("scroll the pane under the pointer"))
+    table.add_row("", "")
+    table.add_row(Text("Findings column", style="bold underline"), "")
+    for kind in KINDS:
+        table.add_row(Text(kind.mark, style=kind_style(kind.name)), Text(f"{kind.name}: {kind.summary}"))
     return table
 
 

@@ -18,9 +18,9 @@ from textual.containers import Container, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ...data.facets import NULL_LABEL, FilterState
+from ...data.facets import NULL_LABEL, FilterState, MultiFacet
 from ...data.session import Session
-from ...data.stats import Histogram, overview
+from ...data.stats import GroupRow, Histogram, group_stats, overview
 from ...data.trials import OUTCOMES, outcome_of
 from ...trace.sanitize import sanitize
 from .. import keymap
@@ -64,6 +64,15 @@ def result_bars(results: dict[str, int]) -> list[tuple[str, int, Style]]:
     return bars
 
 
+def finding_rows(session: Session, mask: np.ndarray) -> list[GroupRow]:
+    """`tracetui stats --by finding,model` without the trials that have no finding: what each kind
+    of finding counts per model (none while the findings are still being read)."""
+    facet = session.facets.facets.get("finding")
+    if not isinstance(facet, MultiFacet) or not len(facet.trials):
+        return []
+    return [row for row in group_stats(session, mask, ("finding", "model")) if row.key[0] != NULL_LABEL]
+
+
 class StatsBody(VerticalScroll):
     """The page of sections; j / k / space / b scroll it when it is focused or no table takes the key."""
 
@@ -81,6 +90,7 @@ class StatsScreen(Screen[FilterState | None]):
         self.session = session
         self.mask = mask
         self.figures = overview(session, mask)
+        self.findings = finding_rows(session, mask)
 
     def compose(self) -> ComposeResult:
         yield InfoBar(id="stats-header")
@@ -93,6 +103,11 @@ class StatsScreen(Screen[FilterState | None]):
             yield TableSection(GroupTable("model", id="stats-models"), "Per model")
             if len(self.session.datasets) > 1:
                 yield TableSection(GroupTable("dataset", id="stats-datasets"), "Per dataset")
+            if self.findings:
+                yield TableSection(
+                    GroupTable("finding", "model", id="stats-findings"),
+                    "Findings × model  (trials with each kind of finding · Enter filters to the row)",
+                )
             yield TableSection(GroupTable("task", id="stats-tasks"), "Per task")
             with Container(id="stats-charts"):
                 yield Static(id="chart-results")
@@ -113,6 +128,8 @@ class StatsScreen(Screen[FilterState | None]):
         if len(self.session.datasets) > 1:
             self.query_one("#stats-datasets", GroupTable).set_rows(figures.by_dataset)
         self.query_one("#stats-tasks", GroupTable).set_rows(figures.by_task)
+        if self.findings:
+            self.query_one("#stats-findings", GroupTable).set_rows(self.findings)
         self.query_one("#chart-results", Static).update(BarChart("Results", result_bars(figures.results)))
         self.query_one("#chart-episodes", Static).update(
             BarChart("Episodes per trial", histogram_bars(figures.episodes))

@@ -31,12 +31,15 @@ from ...data.ordering import SORT_KEYS
 from ...data.search import SearchCancelled, SearchResult, search
 from ...data.session import Session
 from ...data.verifier_index import VerifierIndex, build_verifier_index
+from ...render.block import Block
 from ...render.highlight import warm_up as warm_up_highlighting
 from ...trace.sanitize import sanitize
 from .. import keymap
 from ..commands import SortCommands
 from ..filter_commands import FilterValueCommands
+from ..findings import FindingsController, FindingsIndexed, FindingsProgress
 from ..triage.external import EDITOR, PAGER, copy_text, open_external
+from ..triage.fetch import Fetched, FetchFailed, TrialFetch
 from ..triage.labels import LabelBook
 from ..triage.lines import filters_text, header_versions, position_versions
 from ..triage.query import compile_query, parse_query
@@ -44,7 +47,9 @@ from ..widgets.bars import InfoBar, PromptBar, PromptMode
 from ..widgets.columns import Column
 from ..widgets.conversation import ConversationView
 from ..widgets.cursor_list import CursorList
+from ..widgets.download_bar import DownloadBar
 from ..widgets.facet_list import FacetList
+from ..widgets.findings_panel import FindingsPanel
 from ..widgets.reading_panes import ReadingPanes
 from ..widgets.status_line import StatusLine
 from ..widgets.trial_list import TrialList, TrialListHeader
@@ -53,6 +58,8 @@ from ..work import WorkDone, WorkProgress, failure_line
 
 ALWAYS_SHOWN = ("outcome", "result", "model", "task")
 SHOWN_WHEN_VARIED = ("agent", "model_provider", "trace_source", "dataset")
+SHOWN_FIRST = ("outcome", "finding")
+"""What went wrong comes right after the outcome, once the findings are in."""
 INDEXING = "Reading verifier logs"
 UNINDEXED_SCAN = 2000
 """Trials F parses on the spot, looking for the next failure, before the background index is in."""
@@ -117,6 +124,8 @@ class TriageScreen(Screen[None]):
             PromptMode.EPISODE: self.goto_episode,
         }
         """What each prompt's answer does (the value filter's answer is the sidebar's)."""
+        self.fetch = TrialFetch(self, session)
+        self.findings = FindingsController(self)
 
     def compose(self) -> ComposeResult:
         yield InfoBar(id="header")
@@ -130,10 +139,11 @@ class TriageScreen(Screen[None]):
                     yield TrialListHeader(trials, id="list-header")
                     yield trials
                 yield ConversationView(id="conversation")
+                yield FindingsPanel(id="findings")
                 yield VerifierPanel(id="verifier")
         yield PromptBar(id="prompt")
         yield InfoBar(id="position")
-        yield StatusLine(id="status-row")
+        yield StatusLine(DownloadBar(self.session, id="download"), id="status-row")
         yield Footer()
 
     # --- shortcuts -----------------------------------------------------------------------------
@@ -152,6 +162,14 @@ class TriageScreen(Screen[None]):
     @property
     def facet_list(self) -> FacetList:
         return self.query_one(FacetList)
+
+    @property
+    def findings_panel(self) -> FindingsPanel:
+        return self.query_one(FindingsPanel)
+
+    @property
+    def reading_panes(self) -> ReadingPanes:
+        return self.query_one(ReadingPanes)
 
     @property
     def prompt(self) -> PromptBar:
@@ -184,6 +202,7 @@ class TriageScreen(Screen[None]):
         totals = facets.apply(FilterState()).counts
         names = [*ALWAYS_SHOWN, *(n for n in SHOWN_WHEN_VARIED if int(np.count_nonzero(totals[n])) > 1)]
         names += [n for n in facets.facets if n not in ALWAYS_SHOWN + SHOWN_WHEN_VARIED and totals[n].any()]
+        names.sort(key=lambda n: SHOWN_FIRST.index(n) if n in SHOWN_FIRST else len(SHOWN_FIRST))
         self.facet_list.set_facets([facets.facets[n] for n in names], totals, {"model": self.trial_list.model_names})
 
     # --- background work -----------------------------------------------------------------------
@@ -195,9 +214,15 @@ class TriageScreen(Screen[None]):
         def progress(fraction: float) -> None:
             self.post_message(WorkProgress(f"{INDEXING}…", fraction, background=True))
 
+        def waiting(fraction: float) -> None:
+            self.post_message(WorkProgress(f"{INDEXING} after the download…", fraction, background=True))
+
         try:
-            index = build_verifier_index(self.session, progress, lambda: worker.is_cancelled)
+            index = build_verifier_index(self.session, progress, lambda: worker.is_cancelled, waiting)
         except InterruptedError:
+            return
+        except SourceError as exc:  # the hub stopped answering while the logs streamed from it
+            self.post_message(WorkDone(f"Verifier logs: {exc}"))
             return
         self.post_message(VerifiersIndexed(index))
 
@@ -219,6 +244,27 @@ class TriageScreen(Screen[None]):
         self.apply_filters()
         gc.freeze()
         self.status_line.news("")
+        self.findings.start(index)
+
+    # --- findings (see FindingsController) -----------------------------------------------------
+    @on(FindingsProgress)
+    def _findings_progress(self, event: FindingsProgress) -> None:
+        self.findings.progress(event.fraction)
+
+    @on(FindingsIndexed)
+    def _findings_indexed(self, event: FindingsIndexed) -> None:
+        self.findings.indexed(event.index)
+        self._show_facets()
+        self.apply_filters(keep=self._start_trial if self.trial is None else None)
+        gc.freeze()
+
+    @on(FindingsPanel.Chosen)
+    def _finding_chosen(self, event: FindingsPanel.Chosen) -> None:
+        self.findings.reveal(event.position)
+
+    def action_next_finding(self) -> None:
+        self.show_trial(self.trial_list.current_trial)  # a list move still in the queue comes first
+        self.findings.next_finding()
 
     @on(WorkProgress)
     def _work_progress(self, event: WorkProgress) -> None:
@@ -234,9 +280,12 @@ class TriageScreen(Screen[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A worker that raised: one line in the message line, and the app goes on."""
-        if event.state == WorkerState.ERROR:
-            self.status_line.working("", None)
-            self.status(failure_line(event.worker))
+        if event.state != WorkerState.ERROR:
+            return
+        if self.findings.failed(event.worker):
+            return
+        self.status_line.working("", None)
+        self.status(failure_line(event.worker))
 
     def status(self, message: str, hold: bool = False, background: bool = False) -> None:
         """The message line: what the last action did (the position line above says where we are)."""
@@ -250,6 +299,7 @@ class TriageScreen(Screen[None]):
         result = self.session.facets.apply(self.state, self.search_mask)
         order = self.session.ordering.sort(result.visible, self.sort_key, self.sort_reverse)
         self.trial_list.set_order(order, keep=keep if keep is not None else self.trial)
+        self.findings.listed(order)
         self.facet_list.update(result)
         self.trial_list.set_sort(self.sort_key, self.sort_reverse)
         self._update_header(order)
@@ -261,7 +311,7 @@ class TriageScreen(Screen[None]):
             self.conversation.show((), None)
             self.verifier.show(None, "unknown", None)
         else:
-            self._show_trial(self.trial_list.current_trial)
+            self.show_trial(self.trial_list.current_trial)
 
     @property
     def search_mask(self) -> np.ndarray | None:
@@ -333,23 +383,67 @@ class TriageScreen(Screen[None]):
     # --- the selected trial --------------------------------------------------------------------
     @on(CursorList.CursorMoved, "#trials")
     def _trial_moved(self, event: CursorList.CursorMoved) -> None:
-        self._show_trial(self.trial_list.current_trial)
+        self.show_trial(self.trial_list.current_trial)
 
     @on(TrialList.Opened)
     def _opened(self) -> None:
         self.conversation.focus()
 
-    def _show_trial(self, trial: int | None) -> None:
+    def show_trial(self, trial: int | None) -> None:
+        """Show `trial` (unless shown already): now if its text is at hand, else once it is read from
+        the hub, its panes saying so meanwhile."""
         if trial is None or trial == self.trial:
             return
         self.trial = trial
         self._subagent = None
+        if self.fetch.ready((trial,)):
+            self._display_trial(trial)
+            return
+        self.conversation.show((), None)
+        self.conversation.set_blocks([Block("loading… (reading this trial from the Hugging Face hub)", style="marker")])
+        self.verifier.set_blocks([Block("loading…", style="marker")])
+        self.fetch.fetch((trial,), lambda: self._display_trial(trial) if self.trial == trial else None, settle=True)
+
+    def _display_trial(self, trial: int) -> None:
         history = self.session.history(trial)
         self.conversation.show(history.messages, history)
         info = self.session.info(trial)
         self.verifier.show(self.session.verifier_output(trial), info.outcome, info.result)
+        self.findings.show_trial(trial)
         self._highlight_matches()
         self._status_position()
+
+    def show_main_conversation(self) -> None:
+        """The trial's main history in the conversation pane (`u` then starts again from the first
+        sub-agent conversation)."""
+        history = self.conversation.history
+        if self._subagent is not None and history is not None:
+            self.conversation.show(history.messages, history)
+        self._subagent = None
+
+    def when_ready(self, trials: tuple[int, ...], then: Callable[[], object]) -> None:
+        """Call `then()` once the text of `trials` is at hand (reading it from the hub first if need be)."""
+        if self.fetch.ready(trials):
+            then()
+            return
+        self.status("Reading from the Hugging Face hub…")
+        self.fetch.fetch(trials, then)
+
+    @on(Fetched)
+    def _fetched(self, event: Fetched) -> None:
+        event.then()
+
+    @on(FetchFailed)
+    def _fetch_failed(self, event: FetchFailed) -> None:
+        if len(event.trials) > 1:  # the two sides of a comparison
+            self.status(f"Cannot read from the hub: {event.message}")
+            return
+        if event.trials[0] != self.trial:  # the user moved on meanwhile
+            return
+        line = f"Cannot read this trial from the hub: {event.message}. The list, filters, stats and your labels still work."
+        self.conversation.set_blocks([Block(sanitize(line), style="warning")])
+        self.verifier.set_blocks([])
+        self.status("The Hugging Face hub does not answer; trials read before stay readable.")
 
     def action_prev_trial(self) -> None:
         self._step_trial(-1)
@@ -360,7 +454,7 @@ class TriageScreen(Screen[None]):
     def _step_trial(self, step: int) -> None:
         """H / L show the trial at once, so keys typed right after act on it, not on the one before."""
         self.trial_list.move_to(self.trial_list.cursor + step)
-        self._show_trial(self.trial_list.current_trial)
+        self.show_trial(self.trial_list.current_trial)
 
     # --- conversation --------------------------------------------------------------------------
     @on(ConversationView.Moved)
@@ -374,11 +468,11 @@ class TriageScreen(Screen[None]):
             self.query_one("#position", InfoBar).show_versions(*versions)
 
     def action_prev_message(self) -> None:
-        self._show_trial(self.trial_list.current_trial)  # a cursor move still in the queue comes first
+        self.show_trial(self.trial_list.current_trial)  # a cursor move still in the queue comes first
         self.conversation.next_message(-1)
 
     def action_next_message(self) -> None:
-        self._show_trial(self.trial_list.current_trial)
+        self.show_trial(self.trial_list.current_trial)
         self.conversation.next_message(+1)
 
     def action_toggle_thinking(self) -> None:
@@ -458,6 +552,9 @@ class TriageScreen(Screen[None]):
         def progress(fraction: float) -> None:
             self.post_message(WorkProgress(f"Searching for {text!r}… (Esc cancels)", fraction))
 
+        def waiting(fraction: float) -> None:
+            self.post_message(WorkProgress("Search waits for the download… (Esc cancels)", fraction))
+
         try:
             result = search(
                 self.session,
@@ -466,12 +563,16 @@ class TriageScreen(Screen[None]):
                 ignore_case=ignore_case,
                 progress=progress,
                 cancelled=lambda: worker.is_cancelled,
+                waiting=waiting,
             )
         except SearchCancelled:
             self.post_message(WorkDone("Search cancelled."))
             return
         except ValueError as exc:
             self.post_message(WorkDone(str(exc)))
+            return
+        except SourceError as exc:  # the hub stopped answering while the search streamed from it
+            self.post_message(WorkDone(f"Search stopped: {exc}"))
             return
         self.post_message(Searched(text, result))
 
@@ -530,7 +631,7 @@ class TriageScreen(Screen[None]):
     def action_next_failure(self) -> None:
         """F: the verifier, focused, at the traceback of the first failed test; again, at the next one,
         then at the first one of the next trial in the list that has any (wrapping at the end)."""
-        self._show_trial(self.trial_list.current_trial)  # a list move still in the queue comes first
+        self.show_trial(self.trial_list.current_trial)  # a list move still in the queue comes first
         panel = self.verifier
         panel.display = True
         following = panel.failure + 1 if panel.has_focus else 0
@@ -544,7 +645,7 @@ class TriageScreen(Screen[None]):
             position = (start + step) % len(order)
             if self._may_have_failures(int(order[position])):
                 self.trial_list.move_to(position)
-                self._show_trial(self.trial_list.current_trial)
+                self.show_trial(self.trial_list.current_trial)
                 if panel.goto_failure(0):
                     return self._reached_failure(" (from the top of the list)" if position <= start else "")
         self.status(
@@ -757,7 +858,7 @@ class TriageScreen(Screen[None]):
 
         def chosen(other: int | None) -> None:
             if other is not None:
-                self.app.push_screen(CompareScreen(self.session, trial, other))
+                self.when_ready((trial, other), lambda: self.app.push_screen(CompareScreen(self.session, trial, other)))
 
         self.app.push_screen(ComparePicker(self.session, trial, self.trial_list.model_names), chosen)
 

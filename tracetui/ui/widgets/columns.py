@@ -27,7 +27,7 @@ class Column:
     """(trial, width) -> the cell's text (a column may say less when narrowed)."""
     give_way: tuple[tuple[int, int], ...] = ()
     """(priority, width) steps: lower priorities give way first; width 0 drops the column."""
-    style: Style | Callable[[int], Style] | None = None
+    style: Style | Callable[[int], Style | None] | None = None
     """A style, or trial -> style."""
     right: bool = False
     sort_key: str | None = None

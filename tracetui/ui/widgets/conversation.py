@@ -210,6 +210,17 @@ class ConversationView(BlockView):
             self.ensure_built()
         return super().find(pattern)
 
+    def goto_match_in(self, message: int) -> bool:
+        """Make the first match of the last `find` inside message `message` the current one (in view);
+        False when that message has none."""
+        start, end = self._spans_of[message] if message < len(self._spans_of) else (0, 0)
+        inside = [n for n, (block, _, _) in enumerate(self.matches) if start <= block < end]
+        if not inside:
+            return False
+        self.match_index = (inside[0] - 1) % len(self.matches)
+        self.goto_match(+1)
+        return True
+
     def action_last(self) -> None:
         self.ensure_built()
         super().action_last()

@@ -22,12 +22,16 @@ from ...data.facets import Facet, FacetResult, FilterState
 from .. import keymap
 from ..format import OUTCOME_BADGES, fit
 from .cursor_list import CursorList
+from .findings_panel import kind_badge
 
 TOP_VALUES = 8
 HEADER = Style(bold=True, underline=True)
 SELECTED_ROW = Style(reverse=True)
 DIM = Style(dim=True)
 ON = Style(color="cyan", bold=True)
+OWN_ORDER = ("outcome", "finding")
+"""Facets whose values keep their own order (pass first; the findings that game the verifier first)
+rather than the most frequent first."""
 
 
 class RowKind(Enum):
@@ -84,7 +88,7 @@ class FacetList(CursorList):
         self._orders = {}
         for facet in facets:
             counts = totals[facet.name]
-            if facet.name == "outcome":
+            if facet.name in OWN_ORDER:
                 order = np.arange(len(facet.labels))
             else:
                 order = np.argsort(-counts, kind="stable")
@@ -219,6 +223,8 @@ class FacetList(CursorList):
             box = "■ " if on else "□ "
             name_width = max(1, width - len(box) - len(count_text) - 1)
             badge = OUTCOME_BADGES.get(label) if facet.name == "outcome" else None
+            if facet.name == "finding":
+                badge = kind_badge(label)  # the letter of the trial list's findings column
             style = ON if on else (DIM if count == 0 else None)
             segments = [Segment(box, ON if on else DIM)]
             if badge:

@@ -1,4 +1,5 @@
-"""Outcome counts per value of one column (model, dataset, task), for the stats screen."""
+"""Outcome counts per value of one column (model, dataset, task), or per combination of a few (finding ·
+model), for the stats screen."""
 
 from __future__ import annotations
 
@@ -16,15 +17,16 @@ from .table import CURSOR, DIM, HEADER, Cell, Picked, TableView, cells, percent,
 
 
 class GroupTable(TableView):
-    """Outcome counts per value of one column (model, dataset, task); Enter filters the trial list to it."""
+    """Outcome counts per value of one column (model, dataset, task), or per combination of a few
+    (finding · model); Enter filters the trial list to it."""
 
     BINDINGS = [*keymap.GROUP_TABLE]
     SHOWS_FOCUS = True
     NUMBERS = (("trials", 6), ("pass", 5), ("part", 5), ("fail", 5), ("error", 5), ("n/a", 4))
 
-    def __init__(self, column: str, *, id: str | None = None) -> None:
+    def __init__(self, *columns: str, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.column = column
+        self.columns = columns
         self.rows: list[GroupRow] = []
 
     def set_rows(self, rows: list[GroupRow]) -> None:
@@ -40,7 +42,7 @@ class GroupTable(TableView):
 
     def header(self, width: int) -> Text:
         label, bar = self._layout(width)
-        titles = [(self.column, label, False), *((t, w, True) for t, w in self.NUMBERS), ("rate", 5, True)]
+        titles = [(" · ".join(self.columns), label, False), *((t, w, True) for t, w in self.NUMBERS), ("rate", 5, True)]
         titles += [("reward", 6, True), ("pass rate", bar, False)]
         line = "".join(segment.text for segment in cells([(t, w, None, right) for t, w, right in titles]))
         return Text(line, style=HEADER, no_wrap=True, overflow="crop")
@@ -50,7 +52,7 @@ class GroupTable(TableView):
         c = row.counts
         label, bar = self._layout(width)
         numbers = (c.trials, c.passed, c.partial, c.failed, c.errors, c.unknown)
-        parts: list[Cell] = [(row.key[0], label, None, False)]
+        parts: list[Cell] = [(" · ".join(row.key), label, None, False)]
         parts += [(str(n), w, None if n else DIM, True) for n, (_, w) in zip(numbers, self.NUMBERS)]
         parts.append((percent(c.pass_rate), 5, rate_style(c.pass_rate), True))
         parts.append(("—" if math.isnan(c.mean_reward) else f"{c.mean_reward:.2f}", 6, None, True))
@@ -63,8 +65,8 @@ class GroupTable(TableView):
 
     def action_pick(self) -> None:
         if self.rows:
-            label = self.rows[self.cursor].key[0]
-            self.post_message(Picked(FilterState({self.column: frozenset({label})})))
+            key = self.rows[self.cursor].key
+            self.post_message(Picked(FilterState({c: frozenset({v}) for c, v in zip(self.columns, key)})))
 
     def activate(self) -> None:
         self.action_pick()

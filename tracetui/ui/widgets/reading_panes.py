@@ -1,8 +1,9 @@
-"""The triage screen's right-hand column, which shares its height between the trial list, the conversation
-and the verifier.
+"""The triage screen's right-hand column, which shares its height between the trial list, the conversation,
+the trial's findings and the verifier.
 
 On a short terminal (80x24) the pane in use gets the room: 8 trial rows while you choose a trial, 3 while
-you read it, a tall verifier while it has focus; `+` / `-` in the verifier and zoom (`z`) adjust the rest.
+you read it (the trial's findings then take their lines from the verifier), a tall verifier while it has
+focus (the findings hide meanwhile); `+` / `-` in the verifier and zoom (`z`) adjust the rest.
 The container follows the screen's focus and zoom, and its own height, which is the screen's less the
 bars around it.
 """
@@ -14,6 +15,7 @@ from textual.widget import Widget
 
 from .bars import PromptBar
 from .conversation import ConversationView
+from .findings_panel import FindingsPanel
 from .verifier_panel import VerifierPanel
 
 LIST_ROWS = 8
@@ -29,7 +31,8 @@ CONVERSATION_KEEPS = 5
 
 
 class ReadingPanes(Vertical):
-    """Holds the list pane (`#list-pane`), the conversation and the verifier, and sets their heights."""
+    """Holds the list pane (`#list-pane`), the conversation, the findings and the verifier, and sets their
+    heights."""
 
     def __init__(self, *children: Widget, id: str | None = None) -> None:
         super().__init__(*children, id=id)
@@ -49,20 +52,24 @@ class ReadingPanes(Vertical):
         self.arrange_panes()
 
     def arrange_panes(self) -> None:
-        """Heights of the trial list and the verifier; the conversation takes the rest."""
+        """Heights of the trial list, the findings and the verifier; the conversation takes the rest."""
         if not self.is_mounted:
             return
         body = self.size.height
         short = body < SHORT_BODY
         verifier = self.query_one(VerifierPanel)
+        findings = self.query_one(FindingsPanel)
         in_use = self._pane_in_use
-        reading = in_use is verifier or in_use is self.query_one(ConversationView)
+        reading = in_use in (verifier, findings, self.query_one(ConversationView))
         rows = READING_ROWS if short and reading else max(LIST_ROWS, int(body * VERIFIER_SHARE) - 1)
         self.query_one("#list-pane").styles.height = rows + 1
+        findings.give_room(short and in_use is verifier)
         height = max(3, round(body * VERIFIER_SHARE) + self._verifier_delta)
         if short and in_use is verifier:
             height = max(height, body // 2 + 2)
-        height = min(height, max(3, body - rows - 1 - CONVERSATION_KEEPS))
+        elif short:
+            height = max(3, height - findings.lines)  # the trial's findings take their lines from it
+        height = min(height, max(3, body - rows - 1 - findings.lines - CONVERSATION_KEEPS))
         verifier.styles.height = "1fr" if self.screen.maximized is verifier else height
 
     def on_verifier_panel_resized(self, event: VerifierPanel.Resized) -> None:

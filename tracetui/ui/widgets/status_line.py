@@ -10,6 +10,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import ProgressBar
 
 from .bars import InfoBar
@@ -19,8 +20,10 @@ STATUS_HOLD = 6.0
 
 
 class StatusLine(Horizontal):
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *others: Widget, id: str | None = None) -> None:
+        """`others` show at the right of the line (the download's progress)."""
         super().__init__(id=id)
+        self.others = others
         self.text = ""
         """The message shown."""
         self._news = False  # the message shown is background news
@@ -29,6 +32,7 @@ class StatusLine(Horizontal):
     def compose(self) -> ComposeResult:
         yield InfoBar(id="status")
         yield ProgressBar(total=1.0, show_eta=False, id="work")
+        yield from self.others
 
     def say(self, message: str, hold: bool = False, background: bool = False) -> None:
         """Show `message`; `hold` keeps it against background messages, which give way to it."""

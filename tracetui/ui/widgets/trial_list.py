@@ -44,6 +44,8 @@ class TrialList(CursorList):
         self._base = self._base_columns()
         self.extra_columns: list[Column] = []
         """Columns added by features such as tests and labels, after the base ones."""
+        self.empty_text = ""
+        """What the list says while it lists no trial, when a feature knows why (it waits for an index)."""
 
     def _base_columns(self) -> list[Column]:
         info = self.session.info
@@ -155,6 +157,12 @@ class TrialList(CursorList):
             cell = fit(label, w)
             text.append((cell.rstrip().rjust(w) if column.right else cell) + " ", style="bold")
         return text
+
+    def render_line(self, y: int) -> Strip:
+        if y == 0 and not self.row_count and self.empty_text:
+            width = self.scrollable_content_region.width
+            return self.line_strip([Segment(fit(" " + self.empty_text, width), DIM)], width)
+        return super().render_line(y)
 
     def render_row(self, index: int, width: int, selected: bool) -> Strip:
         trial = int(self.order[index])

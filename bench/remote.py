@@ -1,0 +1,147 @@
+"""Opening a dataset through a hub (`tests.hub_server`, in another process) before any download: a child
+process of bench/run.py that prints one `BENCH` line.
+
+    python -m bench.remote read REPO [--toggles 30] [--switches 10]
+    python -m bench.remote download REPO
+
+`read` (as `--no-download`): the first screen (trial list, then the first conversation, fetched), the
+bytes the server sent by then and memory; facet toggles; switches to trials whose text is not fetched
+yet; a full-text search streamed from the hub. `download`: the first screen, then the background
+download and conversion until the session reads the local copy. HF_ENDPOINT names the server;
+TRACETUI_CACHE_DIR and HF_HOME are fresh for every run (a first open).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import time
+import urllib.request
+
+from .memory import snapshot
+from .probes import COMMON_NEEDLE, SIZE, report
+
+
+def served() -> int:
+    """File bytes the hub server has sent since this process started (it serves every run)."""
+    with urllib.request.urlopen(os.environ["HF_ENDPOINT"] + "/_stats") as response:
+        return json.loads(response.read())["bytes_served"] - START
+
+
+START = 0
+
+
+async def first_screen(app, pilot, watcher) -> dict:
+    """Monotonic times (shared with the parent) and server bytes when the list, then the first
+    conversation's messages, were painted."""
+    from tracetui.ui.screens.triage import TriageScreen
+    from tracetui.ui.widgets.trial_list import TrialList
+
+    while not (isinstance(app.screen, TriageScreen) and TrialList in watcher.ever_texted):
+        await pilot.pause(0.005)
+    out = {"list_at": time.monotonic(), "list_bytes": served(), "list_memory": snapshot()}
+    screen = app.screen
+    while not screen.conversation.messages:
+        await pilot.pause(0.005)
+    await pilot.pause()
+    out.update(conversation_at=time.monotonic(), conversation_bytes=served())
+    return out
+
+
+async def switch(screen, watcher, trial: int) -> float:
+    """Move to `trial` (its text not fetched yet) and time it to its conversation painted."""
+    from tracetui.ui.widgets.conversation import ConversationView
+
+    position = int((screen.trial_list.order == trial).nonzero()[0][0])
+    began = time.perf_counter()
+    screen.trial_list.move_to(position)
+    painted = await watcher.next_paint(
+        ConversationView,
+        after=began,
+        timeout=60,
+        when=lambda: screen.trial == trial and bool(screen.conversation.messages),
+    )
+    return (painted - began) * 1000
+
+
+async def read(repo: str, toggle_count: int, switch_count: int) -> dict:
+    from tracetui.data.search import search
+    from tracetui.data.session import prepare
+    from tracetui.data.sources import SourceSpec
+    from tracetui.ui.app import StartOptions, TraceApp
+
+    from .apps import tracetui_widgets
+    from .frames import FrameWatcher
+    from .interact import toggles
+
+    app = TraceApp(prepare([SourceSpec(repo)], progressive=True), StartOptions(download=False))
+    watcher = FrameWatcher(tracetui_widgets())
+    watcher.install(app)
+    async with app.run_test(size=SIZE) as pilot:
+        out = await first_screen(app, pilot, watcher)
+        screen, session = app.screen, app.session
+        await pilot.pause(0.5)  # the verifier index starts streaming from the hub: not part of these figures
+        for worker in list(app.workers):
+            worker.cancel()
+        out["toggle_ms"] = await toggles(screen, watcher, toggle_count)
+        waiting = [int(t) for t in screen.trial_list.order if not session.ready(int(t))]
+        chosen = random.Random(0).sample(waiting, min(switch_count, len(waiting)))
+        out["switch_ms"] = []
+        for trial in chosen:
+            if not session.ready(trial):  # an earlier switch may have fetched its row group
+                out["switch_ms"].append(await switch(screen, watcher, trial))
+        before = served()
+        began = time.perf_counter()
+        found = search(session, COMMON_NEEDLE)
+        out["search"] = {
+            "seconds": time.perf_counter() - began,
+            "served": served() - before,
+            "scanned": found.bytes_scanned,
+        }
+        out["memory"] = snapshot()
+        out["rows"] = session.num_rows
+    return out
+
+
+async def download(repo: str) -> dict:
+    from tracetui.data.session import prepare
+    from tracetui.data.sources import SourceSpec
+    from tracetui.ui.app import TraceApp
+
+    from .apps import tracetui_widgets
+    from .frames import FrameWatcher
+
+    app = TraceApp(prepare([SourceSpec(repo)], progressive=True))
+    watcher = FrameWatcher(tracetui_widgets())
+    watcher.install(app)
+    async with app.run_test(size=SIZE) as pilot:
+        out = await first_screen(app, pilot, watcher)
+        session = app.session
+        while not session.local_ready.is_set():
+            if session.download is not None and session.download.error:
+                raise SystemExit(f"download failed: {session.download.error}")
+            await pilot.pause(0.05)
+        out.update(local_at=time.monotonic(), downloaded=session.download.total, memory=snapshot())
+    return out
+
+
+def main() -> None:
+    global START
+    START = served()
+    parser = argparse.ArgumentParser()
+    parser.add_argument("mode", choices=("read", "download"))
+    parser.add_argument("repo")
+    parser.add_argument("--toggles", type=int, default=30)
+    parser.add_argument("--switches", type=int, default=10)
+    args = parser.parse_args()
+    if args.mode == "read":
+        report(**asyncio.run(read(args.repo, args.toggles, args.switches)))
+    else:
+        report(**asyncio.run(download(args.repo)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,281 @@
+"""Hub datasets through a local stand-in for the hub (`hub_server.FakeHub`): metadata first, row groups on
+demand, the switch to the local copy, downloads interrupted and resumed, a hub that goes away or never
+answers, and offline mode unchanged."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from tracetui.data.errors import SourceError
+from tracetui.data.search import SearchCancelled, search
+from tracetui.data.session import open_session, prepare
+from tracetui.data.sources import SourceSpec
+from tracetui.data.verifier_index import build_verifier_index
+from tracetui.demo import write_demo
+
+from .hub_data import write_traces
+from .hub_server import FakeHub, SilentServer, use_hub
+
+REPO = "org/traces"
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory):
+    """40,000 rows in 4 shards of 1,000-row row groups (~90 MB)."""
+    return write_traces(tmp_path_factory.mktemp("big"), 40_000, shards=4, text=600, episodes=4)
+
+
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory):
+    """3,000 rows in 3 shards (~7 MB)."""
+    return write_traces(tmp_path_factory.mktemp("shards"), 3_000, shards=3, text=300, episodes=8)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """The demo dataset: sub-agent rows, summarization restarts, hostile content, 2 shards."""
+    return write_demo(tmp_path_factory.mktemp("demo"), rows=1200, seed=0)
+
+
+@pytest.fixture
+def serve(monkeypatch):
+    """serve({repo: folder}) starts a FakeHub and points huggingface_hub at it."""
+    hubs: list[FakeHub] = []
+
+    def start(repos: dict, **options) -> FakeHub:
+        hub = FakeHub(repos, **options).start()
+        hubs.append(hub)
+        use_hub(monkeypatch, hub.url)
+        return hub
+
+    yield start
+    for hub in hubs:
+        hub.__exit__(None, None, None)
+
+
+def data_bytes(hub: FakeHub, repo: str) -> int:
+    return sum(p.stat().st_size for name, p in hub.repos[repo].files.items() if name.endswith(".parquet"))
+
+
+def remote_session(repo: str = REPO, **options):
+    return open_session(prepare([SourceSpec(repo)], progressive=True), **options)
+
+
+def test_the_first_screen_reads_a_few_percent_of_the_bytes(big, serve):
+    hub = serve({REPO: big})
+    session = remote_session()
+    assert session.remote == [0] and not session.local_ready.is_set()
+    listed = hub.bytes_served
+    first = int(session.ordering.sort(session.facets.apply(session_filters()).visible, "task", False)[0])
+    session.load(first)
+    session.verifier_output(first)
+    total = data_bytes(hub, REPO)
+    print(
+        f"\nbytes read: {listed:,} for the list and facets, {hub.bytes_served:,} with the first trial,"
+        f" of {total:,} ({hub.bytes_served / total:.1%}); {len(hub.requests)} requests"
+    )
+    assert hub.bytes_served <= 0.05 * total
+    assert listed < hub.bytes_served  # the first trial's text came on demand
+    # the same trials, histories and logs as the local conversion of the same files
+    local = open_session(prepare([SourceSpec(str(big))]))
+    assert len(local) == len(session) and local.num_rows == session.num_rows == 40_000
+    for column in ("trial_name", "result", "model"):
+        assert local.trials.labels[column] == session.trials.labels[column]
+        assert np.array_equal(local.trials.codes[column], session.trials.codes[column])
+    assert session.history(first) == local.history(first)
+    assert session.verifier_output(first) == local.verifier_output(first)
+
+
+def session_filters():
+    from tracetui.data.facets import FilterState
+
+    return FilterState()
+
+
+def test_remote_reading_matches_the_local_copy(demo, serve):
+    """Every trial's history, the search and the verifier index read remotely equal the local ones."""
+    serve({REPO: demo})
+    remote = remote_session()
+    local = open_session(prepare([SourceSpec(str(demo))]))
+    assert [remote.info(t).trial_name for t in range(len(remote))] == [
+        local.info(t).trial_name for t in range(len(local))
+    ]
+    for trial in range(len(remote)):
+        remote.load(trial)
+        assert remote.history(trial) == local.history(trial)
+        assert remote.verifier_output(trial) == local.verifier_output(trial)
+    for pattern, regex in (("pytest", False), (r"Error\w+", True)):
+        a, b = search(remote, pattern, regex=regex), search(local, pattern, regex=regex)
+        assert np.array_equal(a.trials, b.trials) and a.matched_messages == b.matched_messages
+    a, b = build_verifier_index(remote), build_verifier_index(local)
+    assert a.short == b.short and a.failed == b.failed
+
+
+def test_search_streams_row_groups_without_a_download_and_waits_for_one(big, serve):
+    from tracetui.data.download import Download
+
+    hub = serve({REPO: big})
+    session = remote_session()
+    hub.reset_counts()
+    seen: list[float] = []
+    result = search(session, "collected 3 items", progress=seen.append)  # in every verifier log
+    assert result.matched_trials == len(session) and result.in_verifier.all() and seen[-1] == pytest.approx(1.0)
+    assert hub.bytes_served < data_bytes(hub, REPO)  # the message texts and logs only, not the roles or metadata
+    # while a download runs, a search waits for it (saying how far it is), and Esc stops the wait
+    session.download = Download(total=100, done=40)
+    waited: list[float] = []
+    with pytest.raises(SearchCancelled):
+        search(session, "x", waiting=waited.append, cancelled=lambda: len(waited) >= 2)
+    assert waited and waited[0] == pytest.approx(Download(total=100, done=40).fraction)
+
+
+def test_the_verifier_index_streams_the_verifier_column_only(big, serve):
+    import pyarrow.parquet as pq
+
+    hub = serve({REPO: big})
+    session = remote_session()
+    hub.reset_counts()
+    index = build_verifier_index(session)
+    assert len(index.short) == len(session)
+    footers = [pq.ParquetFile(p).metadata for p in sorted((big / "data").glob("*.parquet"))]
+    verifier = sum(
+        f.row_group(i).column(j).total_compressed_size
+        for f in footers
+        for i in range(f.num_row_groups)
+        for j in range(f.num_columns)
+        if f.row_group(i).column(j).path_in_schema == "verifier_output"
+    )
+    assert verifier <= hub.bytes_served <= 1.2 * verifier
+    hub.reset_counts()
+    assert build_verifier_index(remote_session()).short == index.short  # kept: read back, nothing fetched
+    assert hub.bytes_served == 0
+
+
+def test_row_groups_kept_on_disk_stay_within_the_cache_size(big, serve, tmp_path):
+    from tracetui.data.group_cache import GroupCache
+    from tracetui.paths import cache_dir
+
+    serve({REPO: big})
+    session = remote_session(cache_size=1)  # less than one row group: only the last one fetched stays
+    dataset = session.datasets[0]
+    for trial in (0, len(session) // 2, len(session) - 1):
+        session.load(trial)
+    last = dataset._group_of(int(session.trials.rows(len(session) - 1)[-1]))
+    assert list(cache_dir().glob("*.remote/groups/*.arrow")) == [GroupCache.path(dataset.folder, last)]
+    assert len(dataset.groups) > 3
+
+
+def test_reopening_in_remote_mode_reads_nothing_before_the_first_screen(big, serve):
+    from tracetui.data.session import all_cached
+
+    hub = serve({REPO: big})
+    remote_session()
+    hub.reset_counts()
+    sources = prepare([SourceSpec(REPO)], progressive=True)
+    assert all_cached(sources)  # the metadata is kept: the app opens it before its first frame
+    open_session(sources)
+    assert hub.bytes_served == 0 and [r[1] for r in hub.requests] == [f"/api/datasets/{REPO}"]
+
+
+def test_a_download_resumes_after_a_dropped_connection(shards, serve):
+    from tracetui.data.hub import CHUNK_BYTES, download
+
+    hub = serve({REPO: shards})
+    source = prepare([SourceSpec(REPO)], progressive=True)[0]
+    hub.reset_counts()
+    hub.cut_after = source.hub.sizes[0] // 2  # the connection drops once, in the middle of the first file
+    download(source.hub, lambda count: None, workers=1)
+    assert source.downloaded
+    resumed = [r for method, _, r in hub.requests if method == "GET" and r]
+    assert resumed and int(resumed[0].removeprefix("bytes=").split("-")[0]) > 0  # from where it stopped
+    assert source.hub.total < hub.bytes_served < source.hub.total + CHUNK_BYTES  # only the chunk in flight twice
+
+
+def test_an_interrupted_download_resumes_with_the_missing_files(shards, serve):
+    from tracetui.data.hub import Cancelled, download
+
+    hub = serve({REPO: shards})
+    source = prepare([SourceSpec(REPO)], progressive=True)[0]
+    assert len(source.files) == 3 and not source.downloaded
+    first_size = source.hub.sizes[0]
+    hub.reset_counts()
+
+    def quit_during_the_second_file(count: int) -> None:
+        if hub.bytes_served > first_size:
+            raise Cancelled()
+
+    with pytest.raises(Cancelled):
+        download(source.hub, quit_during_the_second_file, workers=1)
+    assert [file.exists() for file in source.files] == [True, False, False]
+    hub.reset_counts()
+    again = prepare([SourceSpec(REPO)], progressive=True)[0]
+    download(again.hub, lambda count: None)
+    fetched = {path for method, path, _ in hub.requests if method == "GET" and "/resolve/" in path}
+    assert fetched == {f"/datasets/{REPO}/resolve/{again.revision}/{path}" for path in again.hub.paths[1:]}
+    assert hub.bytes_served == sum(again.hub.sizes[1:])
+    session = open_session(prepare([SourceSpec(REPO)]))
+    assert session.local_ready.is_set() and session.num_rows == 3_000
+
+
+def test_export_before_the_download_is_one_line_then_works(shards, serve, tmp_path):
+    from tracetui.data.export import export_trials
+    from tracetui.data.hub import download
+
+    serve({REPO: shards})
+    session = remote_session()
+    with pytest.raises(SourceError, match="not downloaded yet"):
+        export_trials(session, [0], tmp_path / "out.jsonl")
+    download(session.datasets[0].source.repo)
+    assert export_trials(session, [0], tmp_path / "out.jsonl") == session.info(0).episodes
+
+
+def test_the_hub_going_away_is_one_line_and_what_was_read_stays(big, serve):
+    hub = serve({REPO: big})
+    session = remote_session()
+    last = len(session) - 1
+    session.load(0)
+    hub.stop()
+    began = time.monotonic()
+    with pytest.raises(SourceError) as failure:
+        session.load(last)
+    assert time.monotonic() - began < 10  # no retry back-off
+    assert "\n" not in str(failure.value)
+    assert session.history(0).messages  # read before: still there
+    assert session.info(last).trial_name  # the list and facets need no network
+
+
+@pytest.mark.parametrize("kind", ["refused", "silent"])
+def test_an_unreachable_hub_fails_over_quickly(kind, monkeypatch, tmp_path, demo):
+    """A closed port or a server that accepts and never answers: the cached snapshot opens, or one line
+    says why not, within seconds (huggingface_hub's own retries would take ~24 s)."""
+    with FakeHub({REPO: demo}) as hub:
+        use_hub(monkeypatch, hub.url)
+        source = prepare([SourceSpec(REPO)])[0]  # downloaded into the HF cache
+    silent = SilentServer()
+    url = silent.url if kind == "silent" else "http://127.0.0.1:9"
+    use_hub(monkeypatch, url)
+    with silent:
+        began = time.monotonic()
+        again = prepare([SourceSpec(REPO)], progressive=True)[0]
+        assert again.revision == source.revision and again.downloaded
+        with pytest.raises(SourceError, match="cannot reach the Hugging Face hub"):
+            prepare([SourceSpec("org/never-seen")], progressive=True)
+        elapsed = time.monotonic() - began
+        if kind == "silent":
+            assert silent.connections == 2  # one request each, no retries
+    assert elapsed < 12
+
+
+def test_offline_mode_sends_nothing(demo, serve, monkeypatch):
+    from huggingface_hub import constants
+
+    hub = serve({REPO: demo})
+    prepare([SourceSpec(REPO)])
+    hub.reset_counts()
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    session = open_session(prepare([SourceSpec(REPO)], progressive=True))
+    assert session.local_ready.is_set() and hub.requests == []

@@ -1,0 +1,190 @@
+"""The app on a hub dataset (through `hub_server.FakeHub`): it opens from the metadata, shows "loading…"
+while a trial's text arrives, switches to the local copy without the user noticing, keeps working
+when the hub goes away, and stays remote when the dataset would not fit on the disk."""
+
+from __future__ import annotations
+
+import pytest
+
+from tracetui.data.dataset import Dataset
+from tracetui.data.session import prepare
+from tracetui.data.sources import SourceSpec
+from tracetui.store.labels import trial_key
+from tracetui.ui.app import StartOptions
+from tracetui.ui.widgets.download_bar import DownloadBar
+from tracetui.ui.widgets.facet_list import RowKind
+
+from .hub_data import write_traces
+from .hub_server import FakeHub, use_hub
+from .ui_helpers import make_app, text_of, visible_lines, wait_loaded
+
+REPO = "org/traces"
+
+
+@pytest.fixture(scope="module")
+def traces(tmp_path_factory):
+    return write_traces(tmp_path_factory.mktemp("traces"), 3_000, shards=3, text=300, episodes=8)
+
+
+@pytest.fixture
+def hub(traces, monkeypatch):
+    with FakeHub({REPO: traces}) as server:
+        use_hub(monkeypatch, server.url)
+        yield server
+        server.downloads.set()
+
+
+async def until(pilot, condition, what: str, tries: int = 500) -> None:
+    for _ in range(tries):
+        if condition():
+            await pilot.pause()
+            return
+        await pilot.pause(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def view(screen):
+    """What the user sees and wrote: the trial, filters, scroll, the pane's lines, the trial's labels."""
+    return (
+        screen.trial,
+        screen.state,
+        screen.conversation.scroll_offset.y,
+        visible_lines(screen.conversation),
+        screen.labels.store.labels(trial_key(screen.session, screen.trial)),
+    )
+
+
+async def test_opens_remotely_then_switches_to_the_local_copy_unnoticed(hub):
+    hub.downloads.clear()  # the download waits until the user has done things
+    app = make_app(prepare([SourceSpec(REPO)], progressive=True))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        session = app.session
+        assert session.remote == [0] and session.download.running
+        await until(pilot, lambda: screen.conversation.messages, "the first trial's text")
+        await pilot.press("L", "L")
+        await until(pilot, lambda: screen.conversation.messages, "the third trial's text")
+        screen.conversation.focus()
+        await pilot.press("j", "j", "j")
+        await pilot.press("1")  # a label
+        facets = screen.facet_list
+        facets.focus()
+        model_row = next(i for i, r in enumerate(facets.rows) if r.facet == "model" and r.kind is RowKind.VALUE)
+        for _ in range(model_row):
+            await pilot.press("j")
+        await pilot.press("enter")  # a filter
+        await until(pilot, lambda: screen.conversation.messages, "the filtered trial's text")
+        await until(pilot, lambda: screen.query_one(DownloadBar).display, "the download bar")
+        before = view(screen)
+        remote_folder = session.datasets[0].folder
+        hub.downloads.set()
+        await until(pilot, session.local_ready.is_set, "the local copy", tries=1500)
+        assert isinstance(session.datasets[0], Dataset) and not session.remote
+        assert not remote_folder.exists()  # what only remote reading needed is gone
+        assert view(screen) == before
+        await until(pilot, lambda: not screen.query_one(DownloadBar).display, "the download bar to go")
+        await pilot.press("L")  # reading on from the local copy
+        assert screen.session.ready(screen.trial) and screen.conversation.messages
+
+
+async def test_a_trial_says_loading_until_its_text_arrives(hub):
+    app = make_app(prepare([SourceSpec(REPO)], progressive=True), StartOptions(download=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        await until(pilot, lambda: screen.conversation.messages, "the first trial's text")
+        hub.delay = 1.0  # a hub far away: the next fetch takes seconds, the UI must not wait for it
+        await pilot.press("G")  # the last trial: another row group
+        assert any("loading…" in line for line in visible_lines(screen.conversation))
+        assert screen.trial_list.has_focus  # the UI answers meanwhile
+        await until(pilot, lambda: screen.conversation.messages, "the trial's text")
+        assert not any("loading…" in line for line in visible_lines(screen.conversation))
+
+
+async def test_the_hub_going_away_leaves_the_app_working(hub):
+    app = make_app(prepare([SourceSpec(REPO)], progressive=True), StartOptions(download=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        await until(pilot, lambda: screen.conversation.messages, "the first trial's text")
+        first = screen.trial
+        hub.stop()
+        await pilot.press("G")  # a trial in a row group not fetched yet
+        await until(
+            pilot,
+            lambda: any("Cannot read this trial" in line for line in visible_lines(screen.conversation)),
+            "the one-line message",
+            tries=1000,
+        )
+        assert "does not answer" in text_of(screen.query_one("#status"))
+        await pilot.press("1")  # labels still save
+        assert "saved" in text_of(screen.query_one("#status"))
+        assert screen.labels.store.labels(trial_key(app.session, screen.trial))
+        await pilot.press("g")  # the trial read before is still readable
+        assert screen.trial == first and screen.conversation.messages
+        await pilot.press("s", *"pytest", "enter")  # a search that streams from the hub says it stopped
+        await until(
+            pilot, lambda: "Search stopped" in text_of(screen.query_one("#status")), "the search to stop", tries=1000
+        )
+        await pilot.press("S")  # stats need no network
+        await pilot.pause()
+        assert app.screen is not screen
+        assert app.is_running
+
+
+async def test_a_dataset_larger_than_the_disk_stays_on_the_hub_with_a_note(hub, monkeypatch):
+    from tracetui.data import download
+
+    class Usage:
+        free = 1_000
+
+    monkeypatch.setattr(download.shutil, "disk_usage", lambda path: Usage)
+    app = make_app(prepare([SourceSpec(REPO)], progressive=True))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        await pilot.pause()
+        assert app.session.download is None and app.session.remote == [0]
+        notes = [n.message for n in app._notifications]
+        assert any("free" in note and "reading it from the hub" in note for note in notes)
+        await until(pilot, lambda: screen.conversation.messages, "the first trial's text")
+
+
+async def test_compare_fetches_the_other_attempt_first(hub):
+    from tracetui.data.compare import pick_counterpart
+    from tracetui.ui.screens.compare import CompareScreen
+    from tracetui.ui.screens.compare_picker import ComparePicker
+
+    app = make_app(prepare([SourceSpec(REPO)], progressive=True), StartOptions(download=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        await until(pilot, lambda: screen.conversation.messages, "the first trial's text")
+        other = pick_counterpart(app.session, screen.trial)
+        assert other is not None and not app.session.ready(other)
+        await pilot.press("c")  # the picker offers the other attempts, the likeliest highlighted
+        await until(pilot, lambda: isinstance(app.screen, ComparePicker), "the compare picker")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, CompareScreen), "the compare screen")
+        assert app.session.ready(other)
+
+
+def test_quitting_during_a_stalled_download_is_prompt(traces):
+    """In a real pty: the hub accepts the download and never sends a byte; `q` still quits at once."""
+    import os
+    import sys
+    import time
+
+    import pexpect
+
+    with FakeHub({REPO: traces}) as server:
+        server.downloads.clear()
+        env = {**os.environ, "HF_ENDPOINT": server.url, "TERM": "xterm-256color"}
+        env.pop("HF_HUB_OFFLINE", None)
+        env.pop("HF_DATASETS_OFFLINE", None)
+        child = pexpect.spawn(sys.executable, ["-m", "tracetui", REPO], env=env, dimensions=(30, 100), timeout=60)
+        try:
+            child.expect("⇣".encode())  # the download runs (and waits for the hub)
+            began = time.monotonic()
+            child.send("q")
+            child.expect(pexpect.EOF, timeout=10)
+            assert time.monotonic() - began < 5
+        finally:
+            child.close(force=True)
+            server.downloads.set()

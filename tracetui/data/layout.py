@@ -1,0 +1,129 @@
+"""Which data files make one split of a dataset: resolved by `datasets`, exactly as `load_dataset` does.
+
+`datasets` is the authority on the layouts the hub accepts: the card's `configs:` (named configs, split
+paths, `data_dir`), then its default patterns (`data/train-0000K-of-0000N.*`, `train/*.jsonl`,
+`*-train-*.parquet`, a folder without split names). Importing it costs ~0.4 s and brings pandas, so each
+resolution is remembered in the cache under what it depends on (the hub commit, or the folder's file
+names and card); a warm open reads the answer back and never imports `datasets`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+from ..paths import cache_dir
+from .errors import SourceError, first_line
+
+FORMATS = {".parquet": "parquet", ".arrow": "arrow", ".json": "json", ".jsonl": "json", ".ndjson": "json"}
+"""The file suffixes tracetui reads, by `datasets` builder (a split keeps its most common builder's files)."""
+
+
+Card = Path | Callable[[], "Path | None"] | None
+"""The dataset card (README.md), or what fetches it when a resolution needs it."""
+
+
+def split_files(
+    base: str, identity: list, split: str, config: str | None, card: Card, patterns: list[str] | None = None
+) -> list[str]:
+    """Paths relative to `base` of the split's data files, remembered under `identity`.
+
+    `base` is a local folder or `hf://datasets/<id>@<commit>`; `patterns` the user's own data-files
+    patterns (an hf:// path), which replace the card's. Raises SourceError for an unknown split or
+    config, or a layout with no data files.
+    """
+    files = recall(identity, split, config, patterns)
+    if files is not None:
+        return files
+    files = _resolve(base.rstrip("/"), split, config, card, patterns)
+    memo = _memo(identity, split, config, patterns)
+    try:
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        temporary = memo.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(json.dumps({"files": files}))
+        temporary.replace(memo)
+    except OSError:  # a read-only cache only means resolving again next time
+        pass
+    return files
+
+
+def recall(identity: list, split: str, config: str | None, patterns: list[str] | None = None) -> list[str] | None:
+    """A resolution remembered under `identity`, if there is one."""
+    try:
+        return json.loads(_memo(identity, split, config, patterns).read_text())["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _memo(identity: list, split: str, config: str | None, patterns: list[str] | None) -> Path:
+    key = hashlib.sha256(json.dumps([identity, split, config, patterns]).encode()).hexdigest()[:24]
+    return cache_dir() / "layouts" / f"{key}.json"
+
+
+def folder_identity(folder: Path) -> list:
+    """What a local folder's resolution depends on: its file names, and its card's content."""
+    names = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    card = folder / "README.md"
+    stat = card.stat() if card.is_file() else None
+    return ["local", str(folder), names, [stat.st_size, stat.st_mtime_ns] if stat else None]
+
+
+def _resolve(base: str, split: str, config: str | None, card: Card, patterns: list[str] | None) -> list[str]:
+    from datasets.data_files import DataFilesDict, EmptyDatasetError, sanitize_patterns  # type: ignore[import-untyped]
+
+    try:
+        if patterns is not None:  # as load_dataset(id, data_files=patterns): one "train" split
+            wanted, root = sanitize_patterns(patterns), base
+            if split != "train":
+                raise SourceError(f"no split {split!r} for a path pattern (use --split train)")
+        else:
+            wanted, root = _config_patterns(base, config, card() if callable(card) else card)
+        resolved = DataFilesDict.from_patterns(wanted, base_path=root, allowed_extensions=list(FORMATS))
+    except EmptyDatasetError:
+        raise SourceError("no parquet, arrow or jsonl files in this dataset") from None
+    except FileNotFoundError as exc:
+        raise SourceError(f"no data files match the card's patterns ({first_line(exc)})") from None
+    except ValueError as exc:  # a malformed `configs:` section, as load_dataset reports it
+        raise SourceError(f"the dataset card's configs are invalid ({first_line(exc)})") from None
+    if split not in resolved:
+        raise SourceError(f"no split {split!r} (splits: {', '.join(resolved) or 'none'})")
+    files = [str(f) for f in resolved[split]]
+    counts = Counter(FORMATS[Path(f).suffix] for f in files if Path(f).suffix in FORMATS)
+    if not counts:
+        raise SourceError(f"no parquet, arrow or jsonl files for split {split!r}")
+    builder = counts.most_common(1)[0][0]  # as load_dataset infers the builder from the files
+    return [_relative(f, base) for f in files if FORMATS.get(Path(f).suffix) == builder]
+
+
+def _config_patterns(base: str, config: str | None, card: Path | None) -> tuple[dict, str]:
+    """The data-files patterns of the chosen config (the card's `configs:`, else the default layout)."""
+    from datasets.data_files import get_data_patterns, sanitize_patterns
+    from datasets.utils.metadata import MetadataConfigs  # type: ignore[import-untyped]
+    from huggingface_hub import DatasetCard, DatasetCardData
+    from huggingface_hub.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()  # "Repo card metadata block was not found" is no news to our users
+    data = DatasetCard.load(card).data if card is not None and card.is_file() else DatasetCardData()
+    configs = MetadataConfigs.from_dataset_card_data(data)
+    if not configs:
+        if config not in (None, "default"):
+            raise SourceError(f"no config {config!r} (the dataset card names no configs)")
+        return get_data_patterns(base), base
+    name = config or configs.get_default_config_name()
+    if name is None:
+        raise SourceError(f"choose a config with --config ({', '.join(configs)})")
+    if name not in configs:
+        raise SourceError(f"no config {name!r} (configs: {', '.join(configs)})")
+    params = configs[name]
+    root = f"{base}/{params['data_dir'].strip('/')}" if params.get("data_dir") else base
+    data_files = params.get("data_files")
+    return (sanitize_patterns(data_files) if data_files is not None else get_data_patterns(root)), root
+
+
+def _relative(file: str, base: str) -> str:
+    prefix = base + "/"
+    return file[len(prefix) :] if file.startswith(prefix) else file

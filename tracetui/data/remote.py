@@ -1,0 +1,400 @@
+"""A hub dataset read over HTTP before (or instead of) downloading it: metadata first, text on demand.
+
+Opening reads each parquet file's footer and, with range requests, only the short columns (model, task,
+result, trial name, …) and the message roles, whose list lengths give each row's message count: a few
+percent of the bytes, enough for the trial list, facets and stats. A trial's conversations and verifier
+log are the row groups that hold its rows, fetched when it is shown (`load`, off the UI thread),
+normalized as the conversion would, and kept in the bounded on-disk `GroupCache`. The metadata and
+footers are kept as well, so reopening in remote mode reads nothing before the first screen.
+
+Text sizes (the trial list's size, the stats' text histogram) are estimated from the footers until the
+local copy replaces this dataset.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from .cache import remote_dir
+from .convert import CONVERSATION_COLUMNS, META_COLUMNS, data_batch, meta_batch, write_meta
+from .dataset import Piece, Storage
+from .errors import SourceError
+from .group_cache import GroupCache
+from .hub import HubFile, Unreachable, ahead, parallel, prefetch
+from .sources import ResolvedSource
+
+FOOTER_READ = 64 << 10
+"""The first read of a file's tail; a larger footer costs a second request."""
+LOADED = 64
+"""Row groups kept mapped at once per dataset."""
+FILES_AT_ONCE = 32
+"""Files whose short columns are fetched together (all their ranges in parallel, then decoded)."""
+READ_AHEAD = 3
+"""Row groups a streamed scan fetches ahead of the one being searched."""
+
+Progress = Callable[[float, str], None]
+
+
+class NotRemote(Exception):
+    """The files cannot be read remotely (no list-of-messages conversation column): download them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """One parquet row group: where it is, and which dataset rows it holds."""
+
+    file: int
+    index: int
+    start: int
+    rows: int
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """The column names that matter in the source files."""
+
+    conversation: str  # the conversation column
+    role: str  # its role (or sharegpt `from`) leaf, e.g. conversations.list.element.role
+    content: str  # its content (or `value`) leaf
+    verifier: bool  # whether there is a verifier_output column
+    meta: tuple[str, ...]  # the short columns present
+
+
+class RemoteDataset(Storage):
+    local = False
+
+    def __init__(self, source: ResolvedSource, folder: Path, cache: GroupCache) -> None:
+        self.source = source
+        self.folder = folder
+        self.cache = cache
+        self.meta = pa.ipc.open_file(pa.memory_map(str(folder / "meta.arrow"))).read_all()
+        manifest = json.loads(self.meta.schema.metadata[b"tracetui"])
+        self.num_rows = manifest["rows"]
+        self.files = [str(file) for file in source.files]  # where the download puts them
+        self.groups = [Group(*g) for g in manifest["groups"]]
+        self.layout = Layout(**{**manifest["layout"], "meta": tuple(manifest["layout"]["meta"])})
+        self._starts = np.asarray([g.start for g in self.groups], dtype=np.int64)
+        self._footers: dict[int, pq.FileMetaData] = {}
+        self._loaded: dict[int, pa.RecordBatch] = {}
+        self._logs: tuple[np.ndarray, pa.Array] | None = None  # (rows, their verifier logs), see keep_verifier_logs
+        self._fetching = threading.Lock()  # one row group fetch at a time
+        self._keeping = threading.Lock()  # `_loaded` changes (the UI thread maps cached row groups too)
+
+    @classmethod
+    def open(cls, source: ResolvedSource, cache: GroupCache, progress: Progress | None = None) -> RemoteDataset:
+        """Open `source` remotely, reading its metadata over HTTP unless a previous open kept it.
+
+        Raises NotRemote when its files cannot be read remotely, SourceError when the hub stops answering.
+        """
+        folder = remote_dir(source)
+        if not (folder / "meta.arrow").is_file():
+            try:
+                _read_metadata(source, folder, progress)
+            except Unreachable as exc:
+                raise SourceError(
+                    f"{source.dataset_id}: the hub stopped answering while reading the metadata ({exc})"
+                ) from None
+        return cls(source, folder, cache)
+
+    # --- row groups --------------------------------------------------------------------------
+    def _group_of(self, row: int) -> int:
+        return int(np.searchsorted(self._starts, row, side="right")) - 1
+
+    def _groups_of(self, rows) -> list[int]:
+        return sorted({self._group_of(int(row)) for row in rows})
+
+    def _locate(self, row: int) -> tuple[pa.RecordBatch, int]:
+        group = self._group_of(row)
+        return self._group(group), row - self.groups[group].start
+
+    def _group(self, group: int) -> pa.RecordBatch:
+        batch = self._loaded.get(group)
+        if batch is not None:
+            return batch
+        with self._fetching:
+            batch = self._loaded.get(group) or self.cache.load(self.folder, group)
+            if batch is None:
+                batch = self.cache.store(self.folder, group, self._fetch(group))
+            self._keep(group, batch)
+        return batch
+
+    def _keep(self, group: int, batch: pa.RecordBatch) -> None:
+        with self._keeping:
+            self._loaded[group] = batch
+            while len(self._loaded) > LOADED:
+                self._loaded.pop(next(iter(self._loaded)))
+
+    def ready(self, rows) -> bool:
+        """Whether every row group of `rows` is at hand (mapping those the disk cache holds)."""
+        for group in self._groups_of(rows):
+            if group not in self._loaded:
+                batch = self.cache.load(self.folder, group)
+                if batch is None:
+                    return False
+                self._keep(group, batch)
+        return True
+
+    def load(self, rows) -> None:
+        """Fetch the row groups of `rows` that are not at hand. Raises Unreachable."""
+        for group in self._groups_of(rows):
+            self._group(group)
+
+    def keep_verifier_logs(
+        self,
+        rows: np.ndarray,
+        progress: Callable[[float], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> None:
+        """Stream the verifier column once (only it: it is small) and keep the logs of `rows`, on disk
+        for the next open; `verifier_output` of those rows then needs no row group."""
+        rows = np.unique(np.asarray(rows, dtype=np.int64))
+        path = self.folder / "verifier-logs.arrow"
+        try:
+            kept = pa.ipc.open_file(pa.memory_map(str(path))).read_all()
+            if np.array_equal(kept.column("row").to_numpy(), rows):
+                self._logs = (rows, kept.column("log").combine_chunks())
+                return
+        except (OSError, pa.ArrowInvalid, KeyError):
+            pass
+        logs = []
+        for number, piece in enumerate(self.scan(conversations=False, verifier=True, cancelled=cancelled)):
+            found = piece.verifier
+            assert found is not None  # asked for
+            within = rows[np.searchsorted(rows, piece.start) : np.searchsorted(rows, piece.start + len(found))]
+            logs.append(found.take(pa.array(within - piece.start)).cast(pa.string()))
+            if cancelled is not None and cancelled():  # the caller may be gone: no progress to report
+                raise InterruptedError("cancelled")
+            if progress is not None:
+                progress((number + 1) / len(self.groups))
+        table = pa.table({"row": rows, "log": pa.concat_arrays(logs) if logs else pa.array([], pa.string())})
+        try:
+            temporary = path.with_suffix(f".{os.getpid()}.tmp")
+            with pa.OSFile(str(temporary), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+                writer.write_table(table)
+            temporary.replace(path)
+        except OSError:  # kept in memory only
+            pass
+        self._logs = (rows, table.column("log").combine_chunks())
+
+    def verifier_output(self, row: int) -> str | None:
+        if self._logs is not None:
+            rows, logs = self._logs
+            position = int(np.searchsorted(rows, row))
+            if position < len(rows) and rows[position] == row:
+                return logs[position].as_py()
+        return super().verifier_output(row)
+
+    def discard(self) -> None:
+        """The local copy replaces this dataset: its metadata, footers and row groups are not needed any more
+        (mapped files stay readable until unmapped)."""
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def _fetch(self, group: int, leaves: tuple[str, ...] | None = None) -> pa.RecordBatch:
+        """Row group `group` as a data batch (conversations and verifier log), or only the given leaves."""
+        where = self.groups[group]
+        layout = self.layout
+        footer = self._footer(where.file)
+        file = self._file(where.file)
+        wanted = leaves or (layout.conversation, *(("verifier_output",) if layout.verifier else ()))
+        file.prefetch(_chunk_ranges(footer.row_group(where.index), wanted))
+        table = pq.ParquetFile(file, metadata=footer, pre_buffer=False).read_row_group(
+            where.index, columns=list(wanted)
+        )
+        batch = _one_batch(table)
+        return batch if leaves else data_batch(batch)
+
+    def _footer(self, file: int) -> pq.FileMetaData:
+        footer = self._footers.get(file)
+        if footer is None:
+            footer = self._footers[file] = pq.read_metadata(
+                pa.BufferReader((self.folder / f"footer-{file}.bin").read_bytes())
+            )
+        return footer
+
+    def _file(self, file: int) -> HubFile:
+        return _hub_file(self.source, file)
+
+    # --- scanning ----------------------------------------------------------------------------
+    def pieces(self) -> int:
+        return len(self.groups)
+
+    def scan(self, conversations: bool, verifier: bool, cancelled: Callable[[], bool] | None = None) -> Iterator[Piece]:
+        """Row group by row group: from the cache when it has it, else only the asked-for columns, streamed
+        (fetched a few ahead, not kept). Raises InterruptedError when `cancelled()`, Unreachable when the
+        hub is gone."""
+        layout = self.layout
+        leaves: tuple[str, ...] = (layout.content,) if conversations else ()
+        if verifier and layout.verifier:
+            leaves += ("verifier_output",)
+
+        def piece(number: int) -> Piece:
+            where = self.groups[number]
+            batch = self._loaded.get(number) or self.cache.load(self.folder, number)
+            if batch is not None:
+                return Piece(
+                    where.start, batch.column(0) if conversations else None, batch.column(1) if verifier else None
+                )
+            fetched = self._fetch(number, leaves) if leaves else None
+            return Piece(
+                where.start,
+                fetched.column(layout.conversation) if fetched is not None and conversations else None,
+                _verifier_logs(fetched, where.rows) if verifier else None,
+            )
+
+        for found in ahead(piece, range(len(self.groups)), READ_AHEAD):
+            if cancelled is not None and cancelled():
+                raise InterruptedError("cancelled")
+            yield found
+
+
+def _hub_file(source: ResolvedSource, file: int) -> HubFile:
+    from huggingface_hub import hf_hub_url
+
+    hub = source.repo
+    url = hf_hub_url(hub.repo_id, hub.paths[file], repo_type="dataset", revision=hub.commit)
+    return HubFile(url, hub.sizes[file])
+
+
+def _verifier_logs(batch: pa.RecordBatch | None, rows: int) -> pa.Array:
+    if batch is None or "verifier_output" not in batch.schema.names:
+        return pa.nulls(rows, pa.string())
+    return batch.column("verifier_output").cast(pa.string())
+
+
+def _one_batch(table: pa.Table) -> pa.RecordBatch:
+    batches = table.combine_chunks().to_batches()
+    return batches[0] if batches else pa.RecordBatch.from_pylist([], schema=table.schema)
+
+
+def _chunk_ranges(row_group: pq.RowGroupMetaData, names: tuple[str, ...]) -> list[tuple[int, int]]:
+    """Byte ranges of the column chunks of `names` (columns or leaves) in a row group."""
+    ranges = []
+    for j in range(row_group.num_columns):
+        chunk = row_group.column(j)
+        path = chunk.path_in_schema
+        if any(path == name or path.startswith(name + ".") for name in names):
+            start = chunk.data_page_offset
+            if chunk.has_dictionary_page and chunk.dictionary_page_offset:
+                start = min(start, chunk.dictionary_page_offset)
+            ranges.append((start, start + chunk.total_compressed_size))
+    return ranges
+
+
+def _leaf_bytes(row_group: pq.RowGroupMetaData, name: str) -> int:
+    """Uncompressed bytes of a column chunk (0 without the column)."""
+    for j in range(row_group.num_columns):
+        chunk = row_group.column(j)
+        if chunk.path_in_schema == name:
+            return chunk.total_uncompressed_size
+    return 0
+
+
+# --- reading the metadata ------------------------------------------------------------------------
+def _read_metadata(source: ResolvedSource, folder: Path, progress: Progress | None) -> None:
+    """Footers, then each file's short columns and roles; written to `folder` (meta.arrow last)."""
+    hub = source.repo
+    files = [_hub_file(source, i) for i in range(len(hub.paths))]
+    report = progress or (lambda fraction, message: None)
+    report(0.0, f"reading {len(files)} parquet footers over the network")
+    tails = parallel(_footer_bytes, files)
+    layout = _layout(pq.read_metadata(pa.BufferReader(tails[0])), hub.paths[0])
+    columns = (*layout.meta, layout.role)
+    batches, groups = [], []
+    rows = 0
+    for first in range(0, len(files), FILES_AT_ONCE):  # bounded memory: a batch of files at a time
+        chunk = range(first, min(first + FILES_AT_ONCE, len(files)))
+        footers = {n: pq.read_metadata(pa.BufferReader(tails[n])) for n in chunk}  # parsed, they weigh 10x more
+        for number, footer in footers.items():
+            if _layout(footer, hub.paths[number]) != layout:
+                raise NotRemote(f"{hub.paths[number]}: its columns differ from {hub.paths[0]}'s")
+        prefetch(
+            [
+                (files[n], [r for i in range(f.num_row_groups) for r in _chunk_ranges(f.row_group(i), columns)])
+                for n, f in footers.items()
+            ]
+        )
+        for number, footer in footers.items():
+            reader = pq.ParquetFile(files[number], metadata=footer, pre_buffer=False)
+            batch = _one_batch(reader.read_row_groups(range(footer.num_row_groups), columns=list(columns)))
+            batches.append(meta_batch(batch, _estimated_sizes(batch, footer, layout), number))
+            for index in range(footer.num_row_groups):
+                groups.append([number, index, rows, footer.row_group(index).num_rows])
+                rows += footer.row_group(index).num_rows
+            files[number].forget()
+        report(0.1 + 0.9 * chunk.stop / len(files), f"{rows:,} rows")
+    if rows == 0:
+        raise SourceError(f"{source.dataset_id}: the dataset has 0 rows")
+    work = Path(tempfile.mkdtemp(prefix=".remote-", dir=folder.parent))
+    try:
+        for number, tail in enumerate(tails):
+            (work / f"footer-{number}.bin").write_bytes(tail)
+        manifest = {"rows": rows, "files": list(hub.paths), "groups": groups, "layout": asdict(layout)}
+        write_meta(work / "meta.arrow", batches, manifest)
+        folder.mkdir(parents=True, exist_ok=True)
+        for item in sorted(work.iterdir(), key=lambda p: p.name == "meta.arrow"):
+            os.replace(item, folder / item.name)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _footer_bytes(file: HubFile) -> bytes:
+    """A parquet file's footer (with its length and magic), in one request (two for a large footer)."""
+    tail = file.read_at(max(0, file.size - FOOTER_READ), file.size)
+    if tail[-4:] != b"PAR1":
+        raise SourceError(f"{file.url.rsplit('/', 1)[-1]}: not a parquet file")
+    length = int.from_bytes(tail[-8:-4], "little") + 8
+    if length > len(tail):
+        tail = file.read_at(file.size - length, file.size - len(tail)) + tail
+    return tail[-length:]
+
+
+def _layout(footer: pq.FileMetaData, name: str) -> Layout:
+    schema = footer.schema.to_arrow_schema()
+    conversation = next((n for n in CONVERSATION_COLUMNS if n in schema.names), None)
+    if conversation is None:
+        raise SourceError(f"{name}: no conversation column (looked for {', '.join(CONVERSATION_COLUMNS)})")
+    leaves = [footer.schema.column(j).path for j in range(footer.num_columns)]
+    mine = [leaf for leaf in leaves if leaf.startswith(conversation + ".")]
+    role = next((leaf for leaf in mine if leaf.rsplit(".", 1)[-1] in ("role", "from")), None)
+    content = next((leaf for leaf in mine if leaf.rsplit(".", 1)[-1] in ("content", "value")), None)
+    kind = schema.field(conversation).type
+    if role is None or content is None or not (pa.types.is_list(kind) or pa.types.is_large_list(kind)):
+        raise NotRemote(f"{name}: the {conversation} column is not a list of messages")
+    meta = tuple(n for n in META_COLUMNS if n in schema.names)
+    return Layout(conversation, role, content, "verifier_output" in schema.names, meta)
+
+
+def _estimated_sizes(batch: pa.RecordBatch, footer: pq.FileMetaData, layout: Layout) -> dict[str, np.ndarray]:
+    """Message counts (exact, from the roles) and text bytes (each row group's, shared by message count)."""
+    roles = batch.column(layout.conversation)
+    counts = pc.fill_null(pc.list_value_length(roles), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+    n_bytes = np.zeros(len(counts), dtype=np.int64)
+    verifier = np.zeros(len(counts), dtype=np.int64)
+    start = 0
+    for index in range(footer.num_row_groups):
+        row_group = footer.row_group(index)
+        end = start + row_group.num_rows
+        mine = counts[start:end]
+        per_message = _leaf_bytes(row_group, layout.content) / max(int(mine.sum()), 1)
+        n_bytes[start:end] = np.round(mine * per_message)
+        verifier[start:end] = _leaf_bytes(row_group, "verifier_output") // max(row_group.num_rows, 1)
+        start = end
+    per_message = n_bytes / np.maximum(counts, 1)
+    return {
+        "n_messages": counts.astype(np.int32),
+        "n_bytes": n_bytes,
+        "first_bytes": np.round(np.minimum(counts, 1) * per_message).astype(np.int64),
+        "verifier_bytes": verifier,
+    }

@@ -1,0 +1,51 @@
+"""A dataset's rows grouped into trials, kept beside its metadata so that opening it stays flat in rows.
+
+Grouping sorts and deduplicates keys over every row: ~0.05 s at 40,000 rows, ~0.5 s at 400,000. Its
+result depends only on the metadata file, so it is worked out once (on the first open) and read back
+on later ones: arrays from an `.npz`, labels and dates from JSON.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import fields
+
+import numpy as np
+import orjson
+
+from .dataset import Storage
+from .trials import Trials, group_rows
+
+VERSION = 1
+"""Bump when `trials.group_rows` changes what it computes."""
+_TEXT = ("labels", "date")
+
+
+def grouped(ds: Storage) -> Trials:
+    """`group_rows(ds)`, read back from the dataset's folder when a previous open stored it."""
+    arrays, texts = ds.folder / f"trials-v{VERSION}.npz", ds.folder / f"trials-v{VERSION}.json"
+    try:
+        with np.load(arrays) as stored:
+            found = {name: stored[name] for name in stored.files}
+        found.update(orjson.loads(texts.read_bytes()))
+        found["codes"] = {name[len("codes.") :]: found.pop(name) for name in list(found) if name.startswith("codes.")}
+        return Trials(**found)
+    except (OSError, ValueError, KeyError, TypeError, orjson.JSONDecodeError):
+        pass
+    trials = group_rows(ds)
+    _store(trials, arrays, texts)
+    return trials
+
+
+def _store(trials: Trials, arrays, texts) -> None:
+    """Best effort: a read-only folder only means grouping again next time."""
+    values = {f.name: getattr(trials, f.name) for f in fields(Trials) if f.name not in (*_TEXT, "codes")}
+    values.update({f"codes.{name}": codes for name, codes in trials.codes.items()})
+    try:
+        temporary = arrays.with_name(f"{arrays.stem}.{os.getpid()}.tmp.npz")
+        np.savez(temporary, **values)
+        texts.with_suffix(".tmp").write_bytes(orjson.dumps({name: getattr(trials, name) for name in _TEXT}))
+        texts.with_suffix(".tmp").replace(texts)
+        temporary.replace(arrays)  # last: the arrays mark the pair complete
+    except OSError:
+        pass

@@ -1,0 +1,82 @@
+"""Trials read from the hub on the triage screen: fetched off the UI thread while their panes say so.
+
+Until its download ends, a dataset opened from the hub holds only metadata locally; a trial's text is
+the row groups that hold its rows. Showing such a trial puts "loading…" in the conversation and
+verifier panes and fetches them in a worker; the trial appears when they arrive (if it is still the
+one selected). When the hub does not answer, the panes say so in one line and the app goes on with
+what it has. The worker posts its news to the screen (`Fetched`, `FetchFailed`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from textual.message import Message
+from textual.screen import Screen
+from textual.worker import get_current_worker
+
+from ...data.errors import SourceError
+from ...data.session import Session
+from ..background import Left, detached
+
+SETTLE_SECONDS = 0.12
+"""Wait this long before fetching: paging through trials fetches only the one the cursor stops on."""
+GROUP = "fetch"
+
+
+class Fetched(Message):
+    """The text of `trials` is at hand: `then()` shows it."""
+
+    def __init__(self, trials: tuple[int, ...], then: Callable[[], object]) -> None:
+        super().__init__()
+        self.trials = trials
+        self.then = then
+
+
+class FetchFailed(Message):
+    """The hub did not answer for `trials`: `message` says why."""
+
+    def __init__(self, trials: tuple[int, ...], message: str) -> None:
+        super().__init__()
+        self.trials = trials
+        self.message = message
+
+
+class TrialFetch:
+    """Reads trials' text from the hub in a worker of `screen`, which gets the outcome as messages."""
+
+    def __init__(self, screen: Screen[None], session: Session) -> None:
+        self.screen = screen
+        self.session = session
+
+    def ready(self, trials: tuple[int, ...]) -> bool:
+        return all(self.session.ready(trial) for trial in trials)
+
+    def fetch(self, trials: tuple[int, ...], then: Callable[[], object], settle: bool = False) -> None:
+        """Read `trials` (the last fetch asked for replaces any still running), then post Fetched; with
+        `settle`, wait a moment first, so paging through trials fetches only the one the cursor stops on."""
+        self.screen.run_worker(
+            lambda: self._fetch(trials, then, settle),
+            group=GROUP,
+            thread=True,
+            exclusive=True,
+            exit_on_error=False,
+            description="Reading from the Hugging Face hub",
+        )
+
+    def _fetch(self, trials: tuple[int, ...], then: Callable[[], object], settle: bool) -> None:
+        worker = get_current_worker()
+        if settle:
+            time.sleep(SETTLE_SECONDS)
+        if worker.is_cancelled:
+            return
+        load = self.session.load
+        try:
+            detached(lambda: [(load(t), self.session.verifier_output(t)) for t in trials], "tracetui-fetch")
+        except Left:
+            return
+        except SourceError as exc:
+            self.screen.post_message(FetchFailed(trials, str(exc)))
+            return
+        self.screen.post_message(Fetched(trials, then))
