@@ -93,7 +93,12 @@ def test_no_data_escape_sequence_reaches_the_terminal(tmp_path, isolated_dirs):
             except pexpect.EOF:
                 return
 
-    pump(6)
+    def pump_until(text: bytes, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while text not in output and time.monotonic() < end:
+            pump(0.2)
+
+    pump_until(b"findings in", 30)  # the findings index is in: `!` and the tabs below land where meant
     # ! focuses the conversation at the trial's finding; four tabs then go on to the findings pane, the
     # verifier, the name filter and the filters
     for keys in ("l", "l", "t", "l", "l", "l", "G", "!", "\t", "\t", "\t", "\t", "j", "j", "\r", "G", "v", "v", "?"):

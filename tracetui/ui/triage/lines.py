@@ -4,6 +4,8 @@ conversation is). On narrow terminals they abbreviate before they drop, and what
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from ...data.facets import FilterState
@@ -28,16 +30,20 @@ def filters_text(state: FilterState, model_names: dict[str, str], search_pattern
 
 
 def header_versions(session: Session, order: np.ndarray, filters: str) -> list[list[Part]]:
-    """Sources, counts, pass rate and filters; the filters and pass rate stay the longest."""
+    """Sources, counts, pass rate and filters; the filters and pass rate stay the longest, a long local
+    path shortens to its file or folder name before the sources drop."""
     outcome = session.trials.outcome[order]
     rated = np.count_nonzero(outcome != UNKNOWN)
     passed = np.count_nonzero(outcome == PASS)
     rate: Part = (f"{100 * passed / rated:.1f}%" if rated else "—", "bold green")
-    sources: Part = (
-        ", ".join(
-            (ds.source.display or ds.label) + (f"@{ds.source.revision[:8]}" if ds.source.revision else "")
-            for ds in session.datasets
-        ),
+    names = [
+        (ds.source.display or ds.label) + (f"@{ds.source.revision[:8]}" if ds.source.revision else "")
+        for ds in session.datasets
+    ]
+    sources: Part = (", ".join(names), "cyan")
+    # a local path as typed can be long: its last part names it well enough when room is short
+    short: Part = (
+        ", ".join(n if ds.source.hub is not None else Path(n).name or n for n, ds in zip(names, session.datasets)),
         "cyan",
     )
     tail: list[Part] = [("  ·  ", ""), (filters, "yellow")] if filters else []
@@ -47,6 +53,7 @@ def header_versions(session: Session, order: np.ndarray, filters: str) -> list[l
         [("tracetui ", "bold"), sources, f"  ·  {counts} trials  ·  {session.num_rows:,} rows  ·  pass ", rate, *tail],
         [sources, f"  ·  {counts} trials  ·  pass ", rate, *tail],
         [sources, f" · {counts} · pass ", rate, *short_tail],
+        *([[short, f" · {counts} · pass ", rate, *short_tail]] if short != sources else []),
         [f"{counts} trials · pass ", rate, *short_tail],
         [f"{counts} · pass ", rate, *short_tail],
     ]
