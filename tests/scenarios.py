@@ -84,6 +84,7 @@ async def findings(pilot) -> None:
     screen.state = screen.state.toggled("finding", "false-claim")
     screen.facet_list.state = screen.state
     screen.apply_filters()
+    await pilot.pause()  # the pane heights settle (the findings pane shows) before `!` scrolls to a third of them
     await pilot.press("exclamation_mark")
     await pilot.pause()
 
