@@ -262,6 +262,14 @@ def completion_checked(final: str):
     )
 
 
+@pytest.mark.parametrize("accent", ["", " (café)"])  # plain ASCII text is searched another way
+def test_claims_and_give_ups_in_any_case(accent):
+    claim = reply(analysis=f"ALL TESTS PASS NOW{accent}. The Task Is Complete.", complete=True)
+    assert "false-claim" in kinds(found(history(reply("pytest -q"), output("1 failed"), claim), result="0.0"))
+    give_up = reply(analysis=f"All tests pass now{accent}. I COULD NOT fix the last case.", complete=True)
+    assert "false-claim" not in kinds(found(history(reply("pytest -q"), output("1 failed"), give_up), result="0.0"))
+
+
 def test_a_give_up_after_the_completion_check_takes_the_claim_back():
     h = completion_checked(reply(analysis="On reflection I could not fix the last case.", complete=True))
     assert "false-claim" not in kinds(found(h, result="0.0"))

@@ -86,33 +86,44 @@ _TEST_SUBCOMMANDS = {
 _TEST_MODULES = frozenset({"pytest", "unittest", "nose", "nose2", "tox", "doctest"})
 _TEST_SCRIPT = re.compile(r"(?:run[_-]?)?tests?(?:[_-]\w+)?\.(?:sh|bash|py)|(?:run|check)[_-]?(?:all)?\.sh")
 
+
+class _AnyCase:
+    """A case-insensitive pattern (its letters written in lower case). ASCII text is searched lowercased
+    with a case-sensitive copy: the same answer, about three times faster in `re`."""
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._any_case = re.compile(pattern, re.IGNORECASE)
+        self._lower = re.compile(pattern)
+
+    def search(self, text: str) -> bool:
+        found = self._lower.search(text.lower()) if text.isascii() else self._any_case.search(text)
+        return found is not None
+
+
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-_DONE = re.compile(
+_DONE = (
     r"\b(?:task|problem|issue|bug|implementation|fix)\s+(?:is|has\s+been)\s+(?:now\s+)?(?:fully\s+|successfully\s+)?"
     r"(?:complete|completed|done|finished|solved|resolved|fixed|accomplished)\b"
     r"|\btask\s+complete\b|\bsuccessfully\s+(?:completed|implemented|solved|fixed|resolved|finished)\b"
     r"|\b(?:works|working)\s+(?:correctly|as\s+expected|perfectly)\b"
-    r"|\bsolution\s+is\s+(?:now\s+)?(?:in\s+place\s+and\s+)?(?:complete|correct|verified|working)\b",
-    re.IGNORECASE,
+    r"|\bsolution\s+is\s+(?:now\s+)?(?:in\s+place\s+and\s+)?(?:complete|correct|verified|working)\b"
 )
-_TESTS_PASS = re.compile(
+_TESTS_PASS = _AnyCase(
     r"\b(?:tests?|test\s+cases?|test\s+suite)\s+(?:now\s+|all\s+|are\s+now\s+|have\s+)?"
-    r"(?:pass(?:es|ed)?|are\s+passing|succeed(?:s|ed)?)\b",
-    re.IGNORECASE,
+    r"(?:pass(?:es|ed)?|are\s+passing|succeed(?:s|ed)?)\b"
 )
-_CHECKS_PASS = re.compile(r"\ball\s+checks\s+pass(?:ed)?\b", re.IGNORECASE)
-_CLAIM = re.compile("|".join(f"(?:{p.pattern})" for p in (_DONE, _TESTS_PASS, _CHECKS_PASS)), re.IGNORECASE)
-_HEDGE = re.compile(
+_CHECKS_PASS = r"\ball\s+checks\s+pass(?:ed)?\b"
+_CLAIM = _AnyCase("|".join(f"(?:{p})" for p in (_DONE, _TESTS_PASS.pattern, _CHECKS_PASS)))
+_HEDGE = _AnyCase(
     r"\b(?:not|never|no|unable|cannot|fail(?:s|ed|ing)?|unfortunately|however|although|except|but|partial(?:ly)?"
     r"|some|still|remain(?:s|ing)?|if|once|when|should|would|will|may|might|whether|until|before|expect(?:ed)?|hope"
-    r"|let\s+me|need\s+to|to\s+ensure|make\s+sure)\b|n't\b",
-    re.IGNORECASE,
+    r"|let\s+me|need\s+to|to\s+ensure|make\s+sure)\b|n't\b"
 )
-_GIVE_UP = re.compile(
+_GIVE_UP = _AnyCase(
     r"\b(?:could\s*not|couldn't|was\s+unable|am\s+unable|unable\s+to|cannot|can't|not\s+able\s+to|gave\s+up|give\s+up"
     r"|did\s*n[o']t\s+(?:succeed|manage|pass|work)|not\s+(?:fully\s+)?(?:complete|solved|working|finished|passing)"
-    r"|incomplete|failed\s+to|still\s+fail(?:s|ing)?)\b",
-    re.IGNORECASE,
+    r"|incomplete|failed\s+to|still\s+fail(?:s|ing)?)\b"
 )
 _FINISH_ARGUMENTS = ("message", "summary", "result", "text", "final_answer")
 
