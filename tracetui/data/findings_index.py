@@ -72,26 +72,31 @@ def build_findings_index(
     def verifier_index() -> VerifierIndex:
         return verifiers or build_verifier_index(session, None, cancelled)
 
-    counts = [dataset.meta.column("n_messages").to_numpy() for dataset in session.datasets]
+    def item(trial: int) -> tuple[int, int | None]:
+        return trial, verifier_index().tests(trial)
 
     def compute(trial: int) -> list[Finding]:
-        return trial_findings(session, trial, verifier_index().tests(trial), counts)
+        return _findings_of(session, item(trial))
 
-    return FindingsIndex(per_trial(session, INDEX_FILE, compute, _load, _dump, progress, cancelled))
+    return FindingsIndex(
+        per_trial(session, INDEX_FILE, compute, _load, _dump, progress, cancelled, (_findings_of, item))
+    )
 
 
-def trial_findings(
-    session, trial: int, verifier_tests: int | None = None, counts: list[np.ndarray] | None = None
-) -> list[Finding]:
-    """One trial's findings (`verifier_tests`: as `find_findings` takes it, None reads the log; `counts`:
-    each dataset's `n_messages` column, when the caller has it at hand)."""
+def _findings_of(session, item: tuple[int, int | None]) -> list[Finding]:
+    """`trial_findings` of (trial, verifier tests): what a worker process is handed (see `trial_workers`)."""
+    return trial_findings(session, *item)
+
+
+def trial_findings(session, trial: int, verifier_tests: int | None = None) -> list[Finding]:
+    """One trial's findings (`verifier_tests`: as `find_findings` takes it, None reads the log)."""
     from ..findings import find_findings  # the engine loads here, in the background, off start-up
 
     t = session.trials
     result = t.label("result", trial)
     summarized = bool(t.restarts[trial]) or t.sub_offsets[trial + 1] > t.sub_offsets[trial]
     try:
-        history = _history(session, trial, counts)
+        history = _history(session, trial)
     except (ValueError, TypeError, IndexError, KeyError, pa.ArrowException):
         return []  # a trial whose rows cannot be read as a conversation has nothing to show
     return find_findings(
@@ -99,7 +104,7 @@ def trial_findings(
     )
 
 
-def _history(session, trial: int, counts: list[np.ndarray] | None = None) -> TrialHistory:
+def _history(session, trial: int) -> TrialHistory:
     """The trial's main history: its last row's messages; after a context summarization restarted it,
     the last row of each stretch between restarts (a row not longer than the one before starts a
     stretch, as in `trials`), rebuilt as `Session.history` rebuilds every row: the same messages and
@@ -111,7 +116,7 @@ def _history(session, trial: int, counts: list[np.ndarray] | None = None) -> Tri
     index = int(t.dataset[trial])
     dataset = session.datasets[index]
     if t.restarts[trial]:
-        sizes = (counts[index] if counts else dataset.meta.column("n_messages").to_numpy())[rows]
+        sizes = dataset.message_counts[rows]
         ends = [row for row, size, after in zip(rows, sizes, [*sizes[1:], -1]) if after <= size]
         return rebuild_history(dataset, ends, [0] * len(ends), [])  # episode numbers: not needed here
     messages = dataset.messages(rows[-1])

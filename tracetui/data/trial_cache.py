@@ -1,14 +1,17 @@
 """Per-trial results worked out once per dataset and kept beside its conversion (the verifier and findings
-indexes): read back when the stored file still fits, else computed trial by trial, with progress and
-cancellation, and stored for the next open."""
+indexes): read back when the stored file still fits, else computed trial by trial (by worker processes
+for a large dataset, when the caller says how), with progress and cancellation, and stored for the next
+open."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
+
+from .trial_workers import map_trials
 
 T = TypeVar("T")
 
@@ -21,26 +24,27 @@ def per_trial(
     dump: Callable[[list[T]], bytes],
     progress: Callable[[float], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    remote: tuple[Callable[[Any, Any], T], Callable[[int], Any]] | None = None,
 ) -> list[T]:
     """`compute(trial)` for every trial of `session`, dataset by dataset, each dataset's results kept in
     `filename` in its conversion folder. `load(data, count)` returns the stored results, or None when
-    they do not fit (another version, another count). Raises InterruptedError when `cancelled()` turns
-    true (nothing is stored then)."""
+    they do not fit (another version, another count). With `remote`, how a worker process computes a
+    trial (see `trial_workers.map_trials`), a large dataset is worked out on every core. Raises
+    InterruptedError when `cancelled()` turns true (nothing is stored then)."""
     results: list[T] = []
     trials = session.trials
     total = max(1, len(trials))
     for index, dataset in enumerate(session.datasets):
-        ids = np.nonzero(trials.dataset == index)[0]
+        ids = [int(trial) for trial in np.nonzero(trials.dataset == index)[0]]
         path = dataset.folder / filename
         stored = _load(path, len(ids), load)
         if stored is None:
-            stored = []
-            for done, trial in enumerate(ids):
-                if cancelled is not None and cancelled():
-                    raise InterruptedError("cancelled")
-                stored.append(compute(int(trial)))
-                if progress is not None and done % 32 == 0:
-                    progress((len(results) + done) / total)
+
+            def done(count: int, before: int = len(results)) -> None:
+                if progress is not None:
+                    progress((before + count) / total)
+
+            stored = map_trials(session, ids, compute, remote, done, cancelled)
             _store(path, dump(stored))
         results.extend(stored)
     return results
