@@ -7,7 +7,8 @@ Both run in one process on a warm page cache, interleaved (search, build, search
 machine whose speed drifts slows both alike; the index's stored file is removed before each build. The
 verifier index, which the app builds first anyway (and measures as background work), is built once
 beforehand and handed to the findings index, as the app does. CPU seconds are reported too: the search
-runs on two threads, so on a loaded machine its wall time suffers more than the build's.
+runs on two threads, so on a loaded machine its wall time suffers more than the build's. The build's
+CPU seconds are this process's only: at 40k, worker processes (`tracetui.data.trial_workers`) do part of it.
 """
 
 from __future__ import annotations
