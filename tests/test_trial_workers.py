@@ -84,3 +84,18 @@ def test_workers_that_cannot_start_leave_the_work_here(demo, small_chunks):
         spawn.set_executable(executable)
     assert [t for t, *_ in results] == list(range(len(demo)))
     assert {pid for _, _, pid, _ in results} == {os.getpid()}
+
+
+def noisy(session, trial: int) -> int:
+    """Work that prints: what a worker says must not reach the terminal the app draws on."""
+    print(f"worker output {trial}")
+    print(f"worker error {trial}", file=sys.stderr)
+    return os.getpid()
+
+
+@needs_cores
+def test_nothing_a_worker_prints_reaches_the_terminal(demo, small_chunks, capfd):
+    pids = trial_workers.map_trials(demo, list(range(len(demo))), lambda t: os.getpid(), (noisy, int), lambda n: None)
+    assert set(pids) - {os.getpid()}, "no trial was worked out by a worker"
+    out, err = capfd.readouterr()
+    assert "worker" not in out and "worker" not in err

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -123,8 +124,13 @@ def _result(future: Future, cancelled: Callable[[], bool] | None) -> list | None
             return None
 
 
-def _reopen(folders: list[tuple[Any, os.PathLike]]) -> None:
+def _reopen(folders: list[tuple[Any, Path]]) -> None:
+    """A worker's start: nothing it could print reaches the terminal the app draws on, then the session."""
     global _session
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1)
+    os.dup2(quiet, 2)
+    os.close(quiet)
     from .dataset import Dataset
     from .session import Session
 
