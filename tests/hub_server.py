@@ -82,6 +82,7 @@ class FakeHub:
         self.bytes_served = 0
         self.requests: list[tuple[str, str, str | None]] = []  # (method, path, range header)
         self._lock = threading.Lock()
+        self._sending = 0  # response bodies being sent now
         self._connections: set[socket.socket] = set()
         self._server = _Server(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
@@ -107,6 +108,13 @@ class FakeHub:
 
     def file_bytes(self, repo_id: str) -> int:
         return sum(p.stat().st_size for p in self.repos[repo_id].files.values())
+
+    def settle(self, timeout: float = 5.0) -> None:
+        """Wait until no response body is being sent (a client that gave up may leave one in flight,
+        whose bytes would count after a `reset_counts`), or `timeout` seconds."""
+        end = time.monotonic() + timeout
+        while self._sending and time.monotonic() < end:
+            time.sleep(0.01)
 
     def reset_counts(self) -> None:
         with self._lock:
@@ -277,9 +285,17 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                 return
             if status == 200 and name.endswith(".parquet"):
                 hub.downloads.wait()
+            with hub._lock:
+                hub._sending += 1
+            try:
+                self._send_body(file, start, end - start + 1)
+            finally:
+                with hub._lock:
+                    hub._sending -= 1
+
+        def _send_body(self, file: Path, start: int, left: int) -> None:
             with file.open("rb") as handle:
                 handle.seek(start)
-                left = end - start + 1
                 while left > 0:
                     chunk = handle.read(min(CHUNK, left))
                     if not chunk:

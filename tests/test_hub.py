@@ -210,6 +210,7 @@ def test_an_interrupted_download_resumes_with_the_missing_files(shards, serve):
     with pytest.raises(Cancelled):
         download(source.hub, quit_during_the_second_file, workers=1)
     assert [file.exists() for file in source.files] == [True, False, False]
+    hub.settle()  # the body the cancelled download left in flight is not counted below
     hub.reset_counts()
     again = prepare([SourceSpec(REPO)], progressive=True)[0]
     download(again.hub, lambda count: None)
