@@ -33,6 +33,8 @@ def key_names(binding: Binding, user_keymap: Mapping[str, str]) -> str:
                 "right_square_bracket": "]",
                 "plus": "+",
                 "minus": "-",
+                "less_than_sign": "<",
+                "greater_than_sign": ">",
             }.get(key, key)
         )
     return " / ".join(names)
