@@ -34,6 +34,8 @@ KEYFRAME_BYTES = 32 * 1024
 """Output between keyframes (about a tenth of a second of pyte), for recordings up to ~8 MB…"""
 MAX_KEYFRAMES = 256
 """…beyond which keyframes are further apart, so that they stay within a few MB."""
+MAX_PENS = 4096
+"""Distinct pens kept for sharing between frames."""
 BATCH = 64
 """Events fed between two looks at the deadline."""
 
@@ -212,6 +214,8 @@ class Player:
             key = cell[1:8]
             cell_pen = self._pens.get(key)
             if cell_pen is None:
+                if len(self._pens) >= MAX_PENS:  # a rainbow of true colours: start the cache again
+                    self._pens.clear()
                 cell_pen = self._pens[key] = Pen(*key)
             if cell_pen is not pen:
                 if pen is not None:

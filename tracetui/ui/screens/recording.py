@@ -81,6 +81,7 @@ class RecordingScreen(Screen[None]):
         self._target = 0.0
         self._wanted = threading.Event()
         self._replaying = False
+        self._said = ""
 
     def compose(self) -> ComposeResult:
         yield InfoBar(id="recording-header")
@@ -168,10 +169,10 @@ class RecordingScreen(Screen[None]):
         self.view.show(event.lines, frame.columns, frame.cursor[1] if frame.cursor is not None else None)
         if event.fraction is not None:
             self._replaying = True
-            self.status(f"Replaying the recording to {clock(self._target)}… {event.fraction:.0%}")
-        elif self._replaying:
+            self._show_status(f"Replaying the recording to {clock(self._target)}… {event.fraction:.0%}")
+        elif self._replaying:  # what the last key said comes back
             self._replaying = False
-            self.status(f"At {clock(self._target)}.")
+            self._show_status(self._said)
         self.call_after_refresh(self._show_header)  # once the scroll bars the new size needs are in
 
     # --- the clock -----------------------------------------------------------------------------
@@ -232,6 +233,12 @@ class RecordingScreen(Screen[None]):
         self.query_one("#recording-header", InfoBar).show(*parts)
 
     def status(self, text: str) -> None:
+        """The message line: what the last action did (a long replay's progress shows over it meanwhile)."""
+        self._said = text
+        if not self._replaying:
+            self._show_status(text)
+
+    def _show_status(self, text: str) -> None:
         self.query_one("#recording-status", InfoBar).show((text, "italic"))
 
     def _playable(self) -> bool:
