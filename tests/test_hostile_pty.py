@@ -76,27 +76,37 @@ def hostile_rows() -> list[dict]:
     ]
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="needs a Linux pty")
-def test_no_data_escape_sequence_reaches_the_terminal(tmp_path, isolated_dirs):
-    path = write_parquet(tmp_path / "hostile.parquet", hostile_rows())
-    env = {**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor", "TMUX": ""}
-    child = pexpect.spawn(sys.executable, ["-m", "tracetui", str(path)], env=env, dimensions=(40, 120), timeout=30)
-    output = bytearray()
+class Capture:
+    """`python -m MODULE ARGS` in a 120x40 pty, every byte it writes kept in `output`."""
 
-    def pump(seconds: float) -> None:
+    def __init__(self, module: str, *args: str, cwd: str | None = None) -> None:
+        env = {**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor", "TMUX": ""}
+        self.child = pexpect.spawn(
+            sys.executable, ["-m", module, *args], cwd=cwd, env=env, dimensions=(40, 120), timeout=30
+        )
+        self.output = bytearray()
+
+    def pump(self, seconds: float) -> None:
         end = time.monotonic() + seconds
         while time.monotonic() < end:
             try:
-                output.extend(child.read_nonblocking(65536, timeout=0.1))
+                self.output.extend(self.child.read_nonblocking(65536, timeout=0.1))
             except pexpect.TIMEOUT:
                 continue
             except pexpect.EOF:
                 return
 
-    def pump_until(text: bytes, seconds: float) -> None:
+    def pump_until(self, text: bytes, seconds: float) -> None:
         end = time.monotonic() + seconds
-        while text not in output and time.monotonic() < end:
-            pump(0.2)
+        while text not in self.output and time.monotonic() < end:
+            self.pump(0.2)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="needs a Linux pty")
+def test_no_data_escape_sequence_reaches_the_terminal(tmp_path, isolated_dirs):
+    path = write_parquet(tmp_path / "hostile.parquet", hostile_rows())
+    capture = Capture("tracetui", str(path))
+    child, output, pump, pump_until = capture.child, capture.output, capture.pump, capture.pump_until
 
     pump_until(b"findings in", 30)  # the findings index is in: `!` and the tabs below land where meant
     # ! focuses the conversation at the trial's finding; four tabs then go on to the findings pane, the

@@ -14,6 +14,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -151,6 +152,14 @@ class Session:
             text = ds.verifier_output(int(row))
             if text is not None:
                 return text
+        return None
+
+    def recording(self, trial: int) -> Path | None:
+        """The trial's terminal recording (an asciinema cast, played by `data.recordings`), or None.
+
+        Only a harbor job folder keeps one (`<trial folder>/agent/recording.cast`, written by terminus-2);
+        the exported datasets, the only sources so far, drop it, so this is None for every trial. A job
+        source answers here with the file's path when it exists."""
         return None
 
     def gather_verifier_logs(

@@ -92,6 +92,14 @@ def clean_chars(s: str) -> str:
     return _INVISIBLE.sub(REPLACEMENT, _CONTROL.sub("", s))
 
 
+def invisibles_visible(s: str) -> str:
+    """Bidi controls and zero-width characters made visible (U+FFFD), all else left as is: for text a
+    terminal emulator reads next, which needs its control characters (`clean_chars` drops them)."""
+    if s.isascii() or not _INVISIBLE.search(s):
+        return s
+    return _INVISIBLE.sub(REPLACEMENT, s)
+
+
 def _overwrite_all(s: str) -> str:
     """cr_visible applied to every line, in C: only the lines from the first to the last CR are
     touched; once lines no longer end with CR, what stays is the text after the last CR, which

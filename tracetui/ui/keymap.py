@@ -37,6 +37,7 @@ APP = [
     Binding("o", "cycle_sort", "Sort", show=False, id="sort.cycle"),
     Binding("O", "reverse_sort", "Reverse sort", show=False, id="sort.reverse"),
     Binding("u", "subagents", "Sub-agent conversations", show=False, id="subagents.show"),
+    Binding("r", "recording", "Terminal recording, at this message", show=False, id="recording.open"),
     Binding("s,ctrl+f", "search", "Search all", key_display="s", id="search.start"),
     Binding("escape", "escape", "Cancel / clear search", show=False, id="search.cancel"),
     Binding("a", "annotate", "Note", show=False, id="note.edit"),
@@ -161,6 +162,26 @@ HEAD_TO_HEAD = [
     Binding("f", "filter", "Filter list to task", show=False, id="h2h.filter"),
 ]
 
+RECORDING = [
+    *CLOSE,
+    Binding("space", "play_pause", "Play/pause", id="recording.play"),
+    Binding("left", "seek(-5)", "Back 5 s", show=False, id="recording.back"),
+    Binding("right", "seek(5)", "On 5 s", show=False, id="recording.on"),
+    Binding("shift+left,down", "seek(-30)", "Back 30 s", show=False, id="recording.back_more"),
+    Binding("shift+right,up", "seek(30)", "On 30 s", show=False, id="recording.on_more"),
+    Binding("left_square_bracket", "marker(-1)", "Prev episode", key_display="[", id="recording.prev_marker"),
+    Binding("right_square_bracket", "marker(1)", "Next episode", key_display="]", id="recording.next_marker"),
+    Binding("less_than_sign", "speed(-1)", "Slower", key_display="<", id="recording.slower"),
+    Binding("greater_than_sign", "speed(1)", "Faster", key_display=">", id="recording.faster"),
+    Binding("g,home", "jump(0)", "Start", show=False, id="recording.start"),
+    Binding("G,end", "jump(1)", "End", show=False, id="recording.end"),
+    Binding("h", "pan(-8, 0)", "Pan left", show=False, id="recording.pan_left"),
+    Binding("l", "pan(8, 0)", "Pan right", show=False, id="recording.pan_right"),
+    Binding("k", "pan(0, -1)", "Pan up", show=False, id="recording.pan_up"),
+    Binding("j", "pan(0, 1)", "Pan down", show=False, id="recording.pan_down"),
+]
+"""The recording screen (`r`): a trial's terminal recording played back."""
+
 HEAD_TO_HEAD_TABLE = [*MOVE, *PAGE, Binding("enter", "open", "Compare best vs worst", id="h2h.open")]
 
 SECTIONS.update(
@@ -174,5 +195,6 @@ SECTIONS.update(
             Binding("enter", "select", "Compare with this attempt", id="picker.choose"),
         ],
         "Head-to-head": [*HEAD_TO_HEAD, *HEAD_TO_HEAD_TABLE],
+        "Recording": RECORDING,
     }
 )

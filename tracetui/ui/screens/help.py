@@ -33,6 +33,8 @@ def key_names(binding: Binding, user_keymap: Mapping[str, str]) -> str:
                 "right_square_bracket": "]",
                 "plus": "+",
                 "minus": "-",
+                "less_than_sign": "<",
+                "greater_than_sign": ">",
             }.get(key, key)
         )
     return " / ".join(names)
@@ -54,6 +56,7 @@ def bindings_table(user_keymap: Mapping[str, str]) -> Table:
     table.add_row(Text("Mouse", style="bold underline"), "")
     table.add_row(Text("click / double-click"), Text("select / open a trial or toggle a filter value"))
     table.add_row(Text("wheel"), Text("scroll the pane under the pointer"))
+    table.add_row(Text("click the position bar"), Text("seek there (the recording screen)"))
     table.add_row("", "")
     table.add_row(Text("Findings column", style="bold underline"), "")
     for kind in KINDS:

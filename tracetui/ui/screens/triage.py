@@ -862,6 +862,22 @@ class TriageScreen(Screen[None]):
 
         self.app.push_screen(ComparePicker(self.session, trial, self.trial_list.model_names), chosen)
 
+    def action_recording(self) -> None:
+        """r: the trial's terminal recording, at the episode of the message being read."""
+        from .recording import RecordingScreen
+
+        self.show_trial(self.trial_list.current_trial)  # a list move still in the queue comes first
+        if self.trial is None:
+            self.status("No trial listed (x clears the filters).")
+            return
+        path = self.session.recording(self.trial)
+        if path is None:
+            self.status("No recording for this trial.")
+            return
+        info = self.session.info(self.trial)
+        episode = self.conversation.episode_position()[0]  # None in a sub-agent's conversation
+        self.app.push_screen(RecordingScreen(path, info.trial_name or info.task, episode))
+
     def action_help(self) -> None:
         from .help import HelpScreen
 
