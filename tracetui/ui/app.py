@@ -101,6 +101,14 @@ class TraceApp(App):
         self.user_keymap: dict[str, str] = {}
         """The config file's `[keymap]`: binding id → keys (the help screen and palette show them)."""
 
+    async def action_quit(self) -> None:
+        """Every way out (q, ctrl+q, the palette's Quit) asks first while labels or notes are unsaved."""
+        triage = next((screen for screen in self.screen_stack if isinstance(screen, TriageScreen)), None)
+        if triage is None:
+            self.exit()
+        else:
+            triage.request_quit()
+
     def on_mount(self) -> None:
         self.user_keymap = apply_user_keymap(self)
         if self.session is not None:
