@@ -1,10 +1,10 @@
-"""The label store (persistence, revisions, concurrency, crashes, broken files), trial keys, the label
-facet, resume state and the config file."""
+"""The label store (persistence, revisions, concurrency, broken and locked files), trial keys, the
+label facet, resume state and the config file. Full disks, kill -9 and the unsaved-changes file:
+test_store_faults.py."""
 
 from __future__ import annotations
 
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -41,10 +41,6 @@ def three_trials(tmp_path) -> Path:
 
 def trial_named(session, name: str) -> int:
     return next(t for t in range(len(session)) if session.info(t).trial_name == name)
-
-
-def run_python(code: str, **kwargs) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE, text=True, **kwargs)
 
 
 def test_labels_and_notes_persist_across_reopen(three_trials, isolated_dirs):
@@ -161,14 +157,15 @@ def test_view_state_resumes_filters_and_the_selected_trial(three_trials):
     beta = trial_named(session, "beta__1")
     store.toggle(trial_key(session, beta), "bad-task")
     session.facets.add(label_facet(session, store))
-    filters = FilterState({"label": frozenset({"bad-task"}), "model": frozenset({"m/x", "gone/model"})}, "bet")
+    excluded = {"outcome": frozenset({"pass"})}
+    filters = FilterState({"label": frozenset({"bad-task"}), "model": frozenset({"m/x", "gone/model"})}, "bet", excluded)
     store.save_view_state(dataset_ids(session), encode_view(session, filters, beta))
     assert store.load_view_state(["somewhere/else"]) is None
 
     reopened = session_of(three_trials)
     reopened.facets.add(label_facet(reopened, LabelStore.open(writer=True)))
     state, trial = decode_view(reopened, LabelStore.open(writer=True).load_view_state(dataset_ids(reopened)))
-    assert state == FilterState({"label": frozenset({"bad-task"}), "model": frozenset({"m/x"})}, "bet")
+    assert state == FilterState({"label": frozenset({"bad-task"}), "model": frozenset({"m/x"})}, "bet", excluded)
     assert trial == beta
     assert decode_view(reopened, "not json") == (FilterState(), None)
 
@@ -200,32 +197,6 @@ def test_concurrent_writers_lose_nothing(tmp_path):
         for n in ("left", "right")
         for i in range(40)
     )
-
-
-def test_kill_9_right_after_saved_loses_nothing(tmp_path):
-    db = tmp_path / "labels.db"
-    proc = run_python(
-        """
-        import sys, time
-        from pathlib import Path
-        from tracetui.store.labels import LabelStore, TrialKey
-        store = LabelStore.open(Path(sys.argv[1]), writer=True)
-        key = TrialKey("ds", "rev", "t", True)
-        store.toggle(key, "reward-hack")
-        store.set_note(key, "saved before the kill")
-        print("saved", flush=True)
-        time.sleep(60)
-        """.replace("sys.argv[1]", repr(str(db)))
-    )
-    try:
-        assert proc.stdout.readline().strip() == "saved"
-        os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.wait(timeout=10)
-    assert proc.returncode == -signal.SIGKILL
-    store = LabelStore.open(db, writer=True)
-    assert store.labels(TrialKey("ds", "rev", "t", True)) == {"reward-hack"}
-    assert store.note(TrialKey("ds", "rev", "t", True)) == "saved before the kill"
 
 
 def test_a_corrupt_file_is_moved_aside_by_a_writer_only(tmp_path):

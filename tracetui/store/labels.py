@@ -261,11 +261,11 @@ class LabelStore:
     def _use_memory(self, problem: BaseException) -> None:
         """Carry on in memory, from what can still be read of the file."""
         self.problem = reason(problem)
+        if self._memory is None:
+            self._memory = memory_copy(self.path, self._timeout, self._conn)
         if self._conn is not None:
             self._conn.close()
             self._conn = None
-        if self._memory is None:
-            self._memory = memory_copy(self.path, self._timeout)
 
     def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
         with self._lock:

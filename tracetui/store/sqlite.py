@@ -92,15 +92,25 @@ def move_aside(path: Path) -> Path:
     return moved
 
 
-def memory_copy(path: Path | None, timeout: float) -> sqlite3.Connection:
+def memory_copy(path: Path, timeout: float, live: sqlite3.Connection | None = None) -> sqlite3.Connection:
     """An in-memory store holding what can still be read of `path` (a full disk or a read-only dir
-    keeps its labels readable).
+    keeps its labels readable), through the `live` connection to it when there is one.
 
     Copied with SQL rather than the backup API, whose Python wrapper retries a busy file forever.
     """
     memory = sqlite3.connect("file::memory:", uri=True, timeout=timeout, isolation_level=None, check_same_thread=False)
     memory.executescript(SCHEMA)
-    if path is None or not path.is_file():
+    if live is not None:
+        try:  # what the file holds, its journal included, as this connection sees it
+            trials = live.execute(f"SELECT {COLUMNS} FROM trial").fetchall()
+            views = live.execute("SELECT datasets, state, updated FROM view_state").fetchall()
+        except sqlite3.Error:
+            pass
+        else:
+            memory.executemany(f"INSERT INTO trial ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", trials)
+            memory.executemany("INSERT INTO view_state VALUES (?, ?, ?)", views)
+            return memory
+    if not path.is_file():
         return memory
     # In a read-only dir a WAL file cannot be opened the normal way (no -shm can be made); the dir
     # being read-only, nobody writes it either, so it can be read as immutable.
