@@ -158,7 +158,9 @@ def test_view_state_resumes_filters_and_the_selected_trial(three_trials):
     store.toggle(trial_key(session, beta), "bad-task")
     session.facets.add(label_facet(session, store))
     excluded = {"outcome": frozenset({"pass"})}
-    filters = FilterState({"label": frozenset({"bad-task"}), "model": frozenset({"m/x", "gone/model"})}, "bet", excluded)
+    filters = FilterState(
+        {"label": frozenset({"bad-task"}), "model": frozenset({"m/x", "gone/model"})}, "bet", excluded
+    )
     store.save_view_state(dataset_ids(session), encode_view(session, filters, beta))
     assert store.load_view_state(["somewhere/else"]) is None
 

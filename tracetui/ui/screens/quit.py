@@ -19,7 +19,7 @@ from ..triage.labels import LabelBook
 
 class QuitScreen(ModalScreen[str | None]):
     BINDINGS = [*keymap.UNSAVED]
-    AUTO_FOCUS = None
+    AUTO_FOCUS = ""
     """The keys answer; `e` (or a click) goes to the path."""
 
     def __init__(self, book: LabelBook) -> None:

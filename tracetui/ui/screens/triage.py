@@ -16,7 +16,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -752,7 +751,7 @@ class TriageScreen(Screen[None]):
             return
         line = self.labels.flushed_line(event.flushed)
         if isinstance(self.app.screen, QuitScreen):  # asked to quit, and nothing is left to ask about
-            self.app.exit(message=Text(f"tracetui: {line}") if line else None)
+            self.app.exit(f"tracetui: {line}" if line else None)
             return
         self._labels_changed(line)  # back on the disk: its labels, other instances' included
 
@@ -920,9 +919,9 @@ class TriageScreen(Screen[None]):
         self.app.exit()
 
     def _quit_answer(self, farewell: str | None) -> None:
-        """The prompt's answer: the line to print after quitting, or None to stay."""
+        """The prompt's answer: the line to print after quitting (the app's result), or None to stay."""
         if farewell is not None:
-            self.app.exit(message=Text(farewell))
+            self.app.exit(farewell)
 
     def on_unmount(self) -> None:
         self.save_view()

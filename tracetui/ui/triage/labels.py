@@ -95,8 +95,9 @@ class LabelBook:
         last = self.undo_stack.pop()
         written = self.store.set_label(last.key, last.label, last.on)
         shown = ", ".join(sorted(self.store.labels(last.key))) or "none"
-        saved = "saved" if written.saved else self._held()
-        return f"Undone: {self.title(last.trial)} has its labels back ({shown}; {saved})."
+        if written.saved:
+            return f"Undone: {self.title(last.trial)} has its labels back ({shown}; saved)."
+        return f"Undone, {self._held()}: {self.title(last.trial)} has its labels back ({shown})."
 
     def note(self, trial: int) -> str:
         return self.store.note(trial_key(self.session, trial))
