@@ -51,7 +51,7 @@ async def test_a_disk_full_at_start_holds_labels_and_notes_and_says_so_until_flu
         key = trial_key(app.session, screen.trial)
         await pilot.press("1")
         line = status(screen)
-        assert line.startswith("Added label 'reward-hack': held in memory, NOT saved (") and "saved;" not in line
+        assert line.startswith("Added label 'reward-hack', held in memory, NOT saved (") and "saved;" not in line
         assert header(screen).startswith("⚠ 1 unsaved ")
         await pilot.press("a", *"flaky verifier", "escape")
         assert status(screen).startswith("Note held in memory, NOT saved (")
@@ -79,7 +79,7 @@ async def test_writes_failing_mid_session_are_flushed_by_the_timer_over_another_
         assert status(screen).startswith("Added label 'reward-hack' (saved; U undoes)")
         with refused_writes():
             await pilot.press("2")
-            assert status(screen).startswith("Added label 'bad-task': held in memory, NOT saved (")
+            assert status(screen).startswith("Added label 'bad-task', held in memory, NOT saved (")
             await pilot.press("U")
             assert status(screen).startswith("Undone, held in memory, NOT saved (disk I/O error): ")
             await pilot.press("3")

@@ -86,7 +86,7 @@ class LabelBook:
         change = "Added" if written.on else "Removed"
         if written.saved:
             return f"{change} label {label!r} (saved; U undoes): {self.title(trial)}"
-        return f"{change} label {label!r}: {self._held()} (U undoes): {self.title(trial)}"
+        return f"{change} label {label!r}, {self._held()}; U undoes: {self.title(trial)}"
 
     def undo(self) -> str | None:
         """Give the trial of the last change back what it had; None when there is nothing to undo."""
