@@ -143,6 +143,17 @@ async def test_quit_anyway_says_what_was_lost(sources):
     assert app.return_value == "tracetui: 1 label change not saved (disk I/O error): lost"
 
 
+async def test_quitting_from_the_note_editor_saves_the_note_first(sources):
+    app = make_app(sources)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        await pilot.press("a", *"half a thought")
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert not app.is_running
+    assert LabelStore.open().note(trial_key(app.session, screen.trial)) == "half a thought"
+
+
 async def test_two_instances_writing_one_note_keep_both_and_the_second_is_told(sources):
     first, second = make_app(sources), make_app(sources)
     async with first.run_test(size=(120, 40)) as one, second.run_test(size=(120, 40)) as two:

@@ -907,16 +907,24 @@ class TriageScreen(Screen[None]):
 
     def request_quit(self) -> None:
         """Quit, unless labels or notes are held in memory: then ask (write them to a file, quit
-        anyway, stay), after one more try of the disk."""
+        anyway, stay), after one more try of the disk. A note being written is saved first."""
+        from .note import NoteScreen
         from .quit import QuitScreen
 
         if isinstance(self.app.screen, QuitScreen):
             return
-        if self.labels.unsaved and self.labels.retry() is None:
-            self._labels_changed(None)  # the header says how many, as the prompt does
-            self.app.push_screen(QuitScreen(self.labels), self._quit_answer)
+        if isinstance(self.app.screen, NoteScreen):  # ctrl+q from the editor: save, then ask
+            self.app.screen.action_save()
+            self.call_after_refresh(self.request_quit)
             return
-        self.app.exit()
+        if not self.labels.unsaved:
+            self.app.exit()
+            return
+        flushed = self.labels.retry()
+        if flushed is None:
+            self.app.push_screen(QuitScreen(self.labels), self._quit_answer)
+        else:
+            self.app.exit(f"tracetui: {self.labels.flushed_line(flushed)}")
 
     def _quit_answer(self, farewell: str | None) -> None:
         """The prompt's answer: the line to print after quitting (the app's result), or None to stay."""
