@@ -19,7 +19,8 @@ from tracetui.data.errors import SourceError
 from tracetui.data.export import export_trials, trial_markdown
 from tracetui.data.session import open_session, prepare
 from tracetui.data.sources import SourceSpec
-from tracetui.store.labels import LabelStore, trial_key
+from tracetui.store.labels import LabelStore
+from tracetui.store.trial_keys import trial_key
 
 from .conftest import GOLDEN, golden_rows, trial_rows, write_parquet
 
@@ -205,7 +206,7 @@ def tracetui(*args: str) -> subprocess.CompletedProcess:
 
 def test_export_and_labels_commands(sharded, tmp_path):
     session = session_of(sharded)
-    store = LabelStore.open()
+    store = LabelStore.open(writer=True)
     beta = trial_key(session, trial_named(session, "beta__1"))
     store.toggle(beta, "reward-hack")
     store.set_note(beta, "deletes the tests")

@@ -9,7 +9,7 @@ import pytest
 from tracetui.data.dataset import Dataset
 from tracetui.data.session import prepare
 from tracetui.data.sources import SourceSpec
-from tracetui.store.labels import trial_key
+from tracetui.store.trial_keys import trial_key
 from tracetui.ui.app import StartOptions
 from tracetui.ui.widgets.download_bar import DownloadBar
 from tracetui.ui.widgets.facet_list import RowKind

@@ -30,7 +30,7 @@ FORBIDDEN = {
     "verifier": {"rich", "textual", "pyarrow", "numpy", "orjson"},  # the standard library only
     "findings": {"rich", "textual", "pyarrow"},
     "data": {"rich", "textual"},
-    "store": {"rich", "textual"},
+    "store": {"rich", "textual"},  # and its SQLite store the standard library only: STDLIB_ONLY
     "render": {"textual"},
     "ui": {"pyarrow"},  # widgets and screens read the data layer's arrays, never the files
 }
@@ -114,3 +114,17 @@ def test_the_rules_see_what_they_check():
     assert {"tracetui.data.session", "tracetui.ui.widgets.bars", "tracetui.ui.screens.stats"} <= triage
     assert "tracetui.verifier" in imports("tracetui.render.verifier", names["tracetui.render.verifier"])
     assert "textual" in {name.split(".")[0] for name in triage}
+
+
+STDLIB_ONLY = {"tracetui.store.records", "tracetui.store.sqlite", "tracetui.store.labels", "tracetui.store.unsaved"}
+"""The SQLite label store: the standard library, each other and `tracetui.paths` (where the file lives)."""
+
+
+@pytest.mark.parametrize("module", sorted(STDLIB_ONLY))
+def test_the_sqlite_store_imports_only_the_standard_library(module):
+    import sys
+
+    names = dict(modules())
+    allowed = STDLIB_ONLY | {"tracetui.paths", "__future__"}
+    found = {name for name in imports(module, names[module]) if name not in allowed}
+    assert {name.split(".")[0] for name in found} <= set(sys.stdlib_module_names), sorted(found)

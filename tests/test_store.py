@@ -1,10 +1,10 @@
-"""The label store (persistence, revisions, concurrency, crashes, broken files), trial keys, the label
-facet, resume state and the config file."""
+"""The label store (persistence, revisions, concurrency, broken and locked files), trial keys, the
+label facet, resume state and the config file. Full disks, kill -9 and the unsaved-changes file:
+test_store_faults.py."""
 
 from __future__ import annotations
 
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -19,16 +19,11 @@ from tracetui.data.session import open_session, prepare
 from tracetui.data.sources import SourceSpec
 from tracetui.store.config import DEFAULT_LABELS, Config, config_path, load_config
 from tracetui.store.facets import NOTED, label_facet
-from tracetui.store.labels import (
-    LabelStore,
-    TrialKey,
-    _error_code,
-    dataset_ids,
-    decode_view,
-    encode_view,
-    session_records,
-    trial_key,
-)
+from tracetui.store.labels import Flushed, LabelStore, Written
+from tracetui.store.records import TrialKey
+from tracetui.store.sqlite import error_code
+from tracetui.store.trial_keys import dataset_ids, session_records, trial_key
+from tracetui.store.view import decode_view, encode_view
 
 from .conftest import GOLDEN, trial_rows, write_parquet
 
@@ -48,25 +43,21 @@ def trial_named(session, name: str) -> int:
     return next(t for t in range(len(session)) if session.info(t).trial_name == name)
 
 
-def run_python(code: str, **kwargs) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE, text=True, **kwargs)
-
-
 def test_labels_and_notes_persist_across_reopen(three_trials, isolated_dirs):
     session = session_of(three_trials)
     beta = trial_named(session, "beta__1")
     key = trial_key(session, beta)
     assert key.named and key.trial == "beta__1" and key.task == "beta"
-    store = LabelStore.open()
+    store = LabelStore.open(writer=True)
     assert store.pop_warning() is None
     assert store.path == isolated_dirs / "data" / "tracetui" / "labels.db"
-    assert store.toggle(key, "reward-hack") is True
-    assert store.toggle(key, "bad-task") is True
-    assert store.toggle(key, "bad-task") is False
+    assert store.toggle(key, "reward-hack").on is True
+    assert store.toggle(key, "bad-task").on is True
+    assert store.toggle(key, "bad-task").on is False
     store.set_note(key, "  passes by deleting the tests  ")
     store.close()
 
-    again = LabelStore.open()
+    again = LabelStore.open(writer=True)
     assert again.labels(key) == {"reward-hack"}
     assert again.note(key) == "passes by deleting the tests"
     assert list(session_records(session_of(three_trials), again)) == [beta]
@@ -76,7 +67,7 @@ def test_labels_and_notes_persist_across_reopen(three_trials, isolated_dirs):
 
 def test_data_dir_can_be_moved(tmp_path, monkeypatch):
     monkeypatch.setenv("TRACETUI_DATA_DIR", str(tmp_path / "elsewhere"))
-    store = LabelStore.open()
+    store = LabelStore.open(writer=True)
     store.toggle(TrialKey("d", "r", "t", True), "x")
     assert (tmp_path / "elsewhere" / "labels.db").is_file()
 
@@ -96,7 +87,7 @@ def test_null_normalized_and_repeated_names_get_distinct_fallback_keys(tmp_path)
     assert [by_task[task].named for task in "abd"] == [False, False, False]
     assert by_task["a"].trial != by_task["b"].trial
 
-    store = LabelStore.open()
+    store = LabelStore.open(writer=True)
     for task in "abcd":
         store.toggle(by_task[task], f"label-{task}")
     records = session_records(session, store)
@@ -112,7 +103,7 @@ def test_named_labels_follow_a_new_revision_and_say_where_they_came_from(tmp_pat
     ]
     write_parquet(path, rows)
     old = session_of(path)
-    store = LabelStore.open()
+    store = LabelStore.open(writer=True)
     alpha_old = trial_key(old, trial_named(old, "alpha__1"))
     unnamed_old = trial_key(old, next(t for t in range(len(old)) if old.info(t).task == "beta"))
     store.toggle(alpha_old, "good-example")
@@ -129,7 +120,7 @@ def test_named_labels_follow_a_new_revision_and_say_where_they_came_from(tmp_pat
     records = session_records(new, store)
     assert [new.info(t).trial_name for t in records] == ["alpha__1"]  # the row-based key does not carry over
 
-    assert store.toggle(alpha, "bad-task") is True  # a change on the new revision starts from the old labels
+    assert store.toggle(alpha, "bad-task").on is True  # a change on the new revision starts from the old labels
     assert store.record(alpha).labels == {"good-example", "bad-task"}
     assert store.record(alpha).key.revision == alpha.revision
     assert store.note(alpha) == "clean run"
@@ -140,7 +131,7 @@ def test_named_labels_follow_a_new_revision_and_say_where_they_came_from(tmp_pat
 
 def test_label_facet_counts_and_filters(three_trials):
     session = session_of(three_trials)
-    store = LabelStore.open()
+    store = LabelStore.open(writer=True)
     alpha, beta, gamma = (trial_named(session, f"{n}__1") for n in ("alpha", "beta", "gamma"))
     store.toggle(trial_key(session, alpha), "reward-hack")
     store.toggle(trial_key(session, beta), "reward-hack")
@@ -162,18 +153,21 @@ def test_label_facet_counts_and_filters(three_trials):
 
 def test_view_state_resumes_filters_and_the_selected_trial(three_trials):
     session = session_of(three_trials)
-    store = LabelStore.open()
+    store = LabelStore.open(writer=True)
     beta = trial_named(session, "beta__1")
     store.toggle(trial_key(session, beta), "bad-task")
     session.facets.add(label_facet(session, store))
-    filters = FilterState({"label": frozenset({"bad-task"}), "model": frozenset({"m/x", "gone/model"})}, "bet")
+    excluded = {"outcome": frozenset({"pass"})}
+    filters = FilterState(
+        {"label": frozenset({"bad-task"}), "model": frozenset({"m/x", "gone/model"})}, "bet", excluded
+    )
     store.save_view_state(dataset_ids(session), encode_view(session, filters, beta))
     assert store.load_view_state(["somewhere/else"]) is None
 
     reopened = session_of(three_trials)
-    reopened.facets.add(label_facet(reopened, LabelStore.open()))
-    state, trial = decode_view(reopened, LabelStore.open().load_view_state(dataset_ids(reopened)))
-    assert state == FilterState({"label": frozenset({"bad-task"}), "model": frozenset({"m/x"})}, "bet")
+    reopened.facets.add(label_facet(reopened, LabelStore.open(writer=True)))
+    state, trial = decode_view(reopened, LabelStore.open(writer=True).load_view_state(dataset_ids(reopened)))
+    assert state == FilterState({"label": frozenset({"bad-task"}), "model": frozenset({"m/x"})}, "bet", excluded)
     assert trial == beta
     assert decode_view(reopened, "not json") == (FilterState(), None)
 
@@ -184,7 +178,7 @@ def test_concurrent_writers_lose_nothing(tmp_path):
         import sys
         from pathlib import Path
         from tracetui.store.labels import LabelStore, TrialKey
-        store = LabelStore.open(Path(sys.argv[1]))
+        store = LabelStore.open(Path(sys.argv[1]), writer=True)
         assert store.pop_warning() is None
         for i in range(40):
             key = TrialKey("ds", "rev", f"{sys.argv[2]}-{i}", True)
@@ -196,7 +190,7 @@ def test_concurrent_writers_lose_nothing(tmp_path):
         subprocess.Popen([sys.executable, "-c", textwrap.dedent(writer), str(db), name]) for name in ("left", "right")
     ]
     assert [p.wait(timeout=60) for p in procs] == [0, 0]
-    store = LabelStore.open(db)
+    store = LabelStore.open(db, writer=True)
     records = store.all_for_dataset("ds")
     assert len(records) == 81
     assert store.labels(TrialKey("ds", "rev", "common", True)) == {"left", "right"}
@@ -207,42 +201,23 @@ def test_concurrent_writers_lose_nothing(tmp_path):
     )
 
 
-def test_kill_9_right_after_saved_loses_nothing(tmp_path):
+def test_a_corrupt_file_is_moved_aside_by_a_writer_only(tmp_path):
     db = tmp_path / "labels.db"
-    proc = run_python(
-        """
-        import sys, time
-        from pathlib import Path
-        from tracetui.store.labels import LabelStore, TrialKey
-        store = LabelStore.open(Path(sys.argv[1]))
-        key = TrialKey("ds", "rev", "t", True)
-        store.toggle(key, "reward-hack")
-        store.set_note(key, "saved before the kill")
-        print("saved", flush=True)
-        time.sleep(60)
-        """.replace("sys.argv[1]", repr(str(db)))
-    )
-    try:
-        assert proc.stdout.readline().strip() == "saved"
-        os.kill(proc.pid, signal.SIGKILL)
-    finally:
-        proc.wait(timeout=10)
-    assert proc.returncode == -signal.SIGKILL
-    store = LabelStore.open(db)
-    assert store.labels(TrialKey("ds", "rev", "t", True)) == {"reward-hack"}
-    assert store.note(TrialKey("ds", "rev", "t", True)) == "saved before the kill"
+    junk = b"this is not an sqlite database" * 100
+    db.write_bytes(junk)
+    reader = LabelStore.open(db)
+    warning = reader.pop_warning()
+    assert "is damaged" in warning and "left as it is" in warning and "\n" not in warning
+    assert not reader.on_disk and reader.all_for_dataset("ds") == []
+    assert db.read_bytes() == junk and not list(tmp_path.glob("labels.db.*"))  # where it was, as it was
 
-
-def test_a_corrupt_file_is_moved_aside(tmp_path):
-    db = tmp_path / "labels.db"
-    db.write_bytes(b"this is not an sqlite database" * 100)
-    store = LabelStore.open(db)
+    store = LabelStore.open(db, writer=True)
     warning = store.pop_warning()
-    assert "corrupt" in warning and "\n" not in warning
-    assert store.persistent
     [moved] = tmp_path.glob("labels.db.corrupt-*")
-    assert moved.read_bytes().startswith(b"this is not")
-    store.toggle(TrialKey("ds", "r", "t", True), "x")
+    assert f"was damaged (file is not a database): kept as {moved}" in warning and "\n" not in warning
+    assert store.on_disk and store.pop_warning() is None  # said once
+    assert moved.read_bytes() == junk
+    assert store.toggle(TrialKey("ds", "r", "t", True), "x").saved
     store.close()
     assert LabelStore.open(db).labels(TrialKey("ds", "r", "t", True)) == {"x"}
 
@@ -283,22 +258,23 @@ def test_sqlite_error_codes_are_read_from_the_message_where_python_has_no_code(t
     corrupt file is moved aside: the code read from the message is the one 3.11+ reports."""
     expected = {"notadb": 26, "corrupt": 11, "busy": 5}
     for name, error in _sqlite_errors(tmp_path).items():
-        assert _error_code(error) == expected[name], name  # the code, or the message on 3.10
-        assert _error_code(sqlite3.DatabaseError(str(error))) == expected[name], name  # no code
+        assert error_code(error) == expected[name], name  # the code, or the message on 3.10
+        assert error_code(sqlite3.DatabaseError(str(error))) == expected[name], name  # no code
         if sys.version_info >= (3, 11):
             assert error.sqlite_errorcode & 0xFF == expected[name], name
-    assert _error_code(sqlite3.OperationalError("no such table: t")) == 0
+    assert error_code(sqlite3.OperationalError("no such table: t")) == 0
 
 
 def test_an_unusable_data_dir_falls_back_to_memory(tmp_path, monkeypatch):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     monkeypatch.setenv("TRACETUI_DATA_DIR", str(blocker / "tracetui"))
-    store = LabelStore.open()
-    assert not store.persistent
+    store = LabelStore.open(writer=True)
+    assert not store.on_disk
     assert "memory" in store.pop_warning()
     key = TrialKey("ds", "r", "t", True)
-    assert store.toggle(key, "x") is True and store.labels(key) == {"x"}
+    written = store.toggle(key, "x")
+    assert written.on and not written.saved and store.labels(key) == {"x"} and store.held == 1
     store.save_view_state(["ds"], "{}")
     assert store.load_view_state(["ds"]) == "{}"
 
@@ -306,47 +282,52 @@ def test_an_unusable_data_dir_falls_back_to_memory(tmp_path, monkeypatch):
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes through file permissions")
 def test_a_read_only_data_dir_keeps_its_labels_readable(tmp_path):
     folder = tmp_path / "data"
-    store = LabelStore.open(folder / "labels.db")
+    store = LabelStore.open(folder / "labels.db", writer=True)
     store.toggle(TrialKey("ds", "r", "t", True), "kept")
     store.close()
     os.chmod(folder / "labels.db", 0o444)
     os.chmod(folder, 0o555)
     try:
-        store = LabelStore.open(folder / "labels.db")
-        assert not store.persistent and "memory" in store.pop_warning()
+        store = LabelStore.open(folder / "labels.db", writer=True)
+        assert not store.on_disk and "memory" in store.pop_warning()
         assert store.labels(TrialKey("ds", "r", "t", True)) == {"kept"}
-        assert store.toggle(TrialKey("ds", "r", "u", True), "new") is True
+        assert store.toggle(TrialKey("ds", "r", "u", True), "new") == Written(saved=False, on=True)
     finally:
         os.chmod(folder, 0o755)
 
 
 def test_a_locked_database_falls_back_to_memory(tmp_path):
     db = tmp_path / "labels.db"
-    LabelStore.open(db).close()
+    LabelStore.open(db, writer=True).close()
     holder = sqlite3.connect(db, isolation_level=None)
     holder.execute("PRAGMA locking_mode = EXCLUSIVE")
     holder.execute("BEGIN EXCLUSIVE")  # nobody else can even read
     try:
-        locked = LabelStore.open(db, timeout=0.1)
-        assert not locked.persistent and "memory" in locked.pop_warning()
-        assert locked.toggle(TrialKey("ds", "r", "t", True), "x") is True
+        locked = LabelStore.open(db, timeout=0.1, writer=True)
+        assert not locked.on_disk and "memory" in locked.pop_warning()
+        assert locked.toggle(TrialKey("ds", "r", "t", True), "x") == Written(saved=False, on=True)
     finally:
         holder.close()
+    assert locked.retry() == Flushed(1, 0) and locked.on_disk
+    assert LabelStore.open(db).labels(TrialKey("ds", "r", "t", True)) == {"x"}
 
 
 def test_a_writer_that_never_lets_go_moves_the_store_to_memory(tmp_path):
     db = tmp_path / "labels.db"
-    running = LabelStore.open(db, timeout=0.1)
+    running = LabelStore.open(db, timeout=0.1, writer=True)
     running.toggle(TrialKey("ds", "r", "t", True), "before")
     holder = sqlite3.connect(db, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     try:
-        assert running.toggle(TrialKey("ds", "r", "u", True), "later") is True
-        assert not running.persistent and "memory" in running.pop_warning()
+        assert running.toggle(TrialKey("ds", "r", "u", True), "later") == Written(saved=False, on=True)
+        assert not running.on_disk and running.problem == "locked by another program" and running.held == 1
         assert running.labels(TrialKey("ds", "r", "t", True)) == {"before"}  # what it had is still there
         assert running.labels(TrialKey("ds", "r", "u", True)) == {"later"}
+        assert running.retry() is None and running.held == 1  # still locked
     finally:
         holder.close()
+    assert running.retry() == Flushed(1, 0) and running.on_disk and running.held == 0
+    assert LabelStore.open(db).labels(TrialKey("ds", "r", "u", True)) == {"later"}
 
 
 def test_config_defaults_custom_and_broken(isolated_dirs):

@@ -42,7 +42,7 @@ async def test_labels_and_notes_persist_and_filter(sources):
         screen = await wait_loaded(again, pilot)
         assert screen.state.selected.get("label") == frozenset({"reward-hack"})
         assert again.session.info(screen.trial).trial_name == name
-        from tracetui.store.labels import trial_key
+        from tracetui.store.trial_keys import trial_key
 
         assert screen.labels.store.note(trial_key(again.session, screen.trial)) == "looks like a test hack"
         assert "reward-hack" in screen.labels.cell(screen.trial, 16)
@@ -123,7 +123,7 @@ async def test_pager_runs_through_suspend(sources, tmp_path, monkeypatch):
 
 
 async def test_label_marker_held_status_and_undo(sources):
-    from tracetui.store.labels import trial_key
+    from tracetui.store.trial_keys import trial_key
 
     app = make_app(sources)
     async with app.run_test(size=(80, 24)) as pilot:

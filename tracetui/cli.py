@@ -42,7 +42,7 @@ def open_parser() -> argparse.ArgumentParser:
         "  demo      open (or write) the bundled demo dataset\n"
         "  stats     pass rates by model / task / dataset, and head-to-head tables\n"
         "  export    write the filtered or labelled trials to jsonl / parquet / csv\n"
-        "  labels    list the labels and notes you gave to a dataset's trials\n"
+        "  labels    your labels and notes on a dataset's trials; `labels import FILE` restores unsaved ones\n"
         "  findings  what went wrong in each trial (tampering, false claims, loops...), one record each\n"
         "  web       serve the app to a browser (pip install 'tracetui[web]')",
         epilog=EXAMPLES,

@@ -98,7 +98,7 @@ def add_label_facet(session: Session, extras: Extras) -> list[str]:
     if extras.labels is None:
         from ..store.config import load_config
         from ..store.facets import label_facet
-        from ..store.labels import session_records
+        from ..store.trial_keys import session_records
 
         store = label_store(extras)
         config, _ = load_config()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -112,7 +112,7 @@ class FilterState:
         current = self.selected.get(facet, frozenset())
         chosen = current - {label} if label in current else current | {label}
         selected = {**self.selected, facet: chosen}
-        return FilterState({k: v for k, v in selected.items() if v}, self.text, self.excluded)
+        return replace(self, selected={k: v for k, v in selected.items() if v})
 
     def describe(self) -> str:
         parts = [f"{name}={'|'.join(sorted(values))}" for name, values in self.selected.items()]
@@ -120,6 +120,37 @@ class FilterState:
         if self.text:
             parts.append(f"name~{self.text}")
         return " ".join(parts)
+
+    def to_json(self) -> dict[str, object]:
+        """Every field as JSON values: the filters of the view saved per dataset."""
+        return {
+            "filters": {name: sorted(values) for name, values in self.selected.items()},
+            "text": self.text,
+            "excluded": {name: sorted(values) for name, values in self.excluded.items()},
+        }
+
+    @classmethod
+    def from_json(cls, data: object, facets: Mapping[str, Facet]) -> FilterState:
+        """The state `to_json` gave, keeping only the values `facets` still have (none for bad JSON)."""
+        data = data if isinstance(data, dict) else {}
+        text = data.get("text")
+        return cls(
+            _known_values(data.get("filters"), facets),
+            text if isinstance(text, str) else "",
+            _known_values(data.get("excluded"), facets),
+        )
+
+
+def _known_values(saved: object, facets: Mapping[str, Facet]) -> dict[str, frozenset[str]]:
+    """Facet name → the saved values the facet still has."""
+    kept: dict[str, frozenset[str]] = {}
+    for name, values in saved.items() if isinstance(saved, dict) else ():
+        facet = facets.get(name)
+        if facet is not None and isinstance(values, list):
+            known = frozenset(v for v in values if isinstance(v, str) and facet.code_of(v) is not None)
+            if known:
+                kept[name] = known
+    return kept
 
 
 @dataclass(slots=True)

@@ -8,7 +8,9 @@ import numpy as np
 
 from ..data.facets import MultiFacet
 from ..data.session import Session
-from .labels import LabelStore, Record, session_records
+from .labels import LabelStore
+from .records import Record
+from .trial_keys import session_records
 
 LABEL_FACET = "label"
 NOTED = "(noted)"

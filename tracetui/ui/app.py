@@ -8,6 +8,7 @@ messages (`ui/work.py`).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -100,6 +101,22 @@ class TraceApp(App):
         """Why the session could not open; the command line prints it after the terminal is restored."""
         self.user_keymap: dict[str, str] = {}
         """The config file's `[keymap]`: binding id → keys (the help screen and palette show them)."""
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the app; a line it leaves as its result (what became of unsaved labels) is printed once
+        the terminal is back, whole: Rich would cut or wrap it at the width, and it may hold a path."""
+        result = super().run(*args, **kwargs)
+        if isinstance(result, str):
+            print(result, file=sys.stderr)
+        return result
+
+    async def action_quit(self) -> None:
+        """Every way out (q, ctrl+q, the palette's Quit) asks first while labels or notes are unsaved."""
+        triage = next((screen for screen in self.screen_stack if isinstance(screen, TriageScreen)), None)
+        if triage is None:
+            self.exit()
+        else:
+            triage.request_quit()
 
     def on_mount(self) -> None:
         self.user_keymap = apply_user_keymap(self)

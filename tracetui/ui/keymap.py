@@ -184,6 +184,17 @@ RECORDING = [
 
 HEAD_TO_HEAD_TABLE = [*MOVE, *PAGE, Binding("enter", "open", "Compare best vs worst", id="h2h.open")]
 
+NOTE = [Binding("escape,ctrl+s", "save", "Save and close", id="note.save")]
+"""The note editor (`a`): both keys save, so no key throws away a note being typed."""
+
+UNSAVED = [
+    Binding("w", "write", "Write them to the file and quit", id="unsaved.write"),
+    Binding("e", "edit_path", "Edit the file's path", id="unsaved.edit_path"),
+    Binding("Q", "discard", "Quit anyway: they are lost", id="unsaved.discard"),
+    Binding("escape", "stay", "Stay", id="unsaved.stay"),
+]
+"""The question on quit while labels or notes are held in memory, not saved."""
+
 SECTIONS.update(
     {
         "Stats screen": [*STATS, *SCROLL],
@@ -196,5 +207,7 @@ SECTIONS.update(
         ],
         "Head-to-head": [*HEAD_TO_HEAD, *HEAD_TO_HEAD_TABLE],
         "Recording": RECORDING,
+        "Note editor": NOTE,
+        "Quit with unsaved labels or notes": UNSAVED,
     }
 )

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static, TextArea
 
 from ...trace.sanitize import sanitize
+from .. import keymap
 
 
 class NoteScreen(ModalScreen[str]):
-    BINDINGS = [Binding("escape,ctrl+s", "save", "Save and close")]
+    BINDINGS = [*keymap.NOTE]
 
     def __init__(self, title: str, text: str) -> None:
         super().__init__()

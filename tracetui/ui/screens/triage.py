@@ -12,6 +12,7 @@ import gc
 import re
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +34,7 @@ from ...data.session import Session
 from ...data.verifier_index import VerifierIndex, build_verifier_index
 from ...render.block import Block
 from ...render.highlight import warm_up as warm_up_highlighting
+from ...store.labels import Flushed
 from ...trace.sanitize import sanitize
 from .. import keymap
 from ..commands import SortCommands
@@ -40,7 +42,7 @@ from ..filter_commands import FilterValueCommands
 from ..findings import FindingsController, FindingsIndexed, FindingsProgress
 from ..triage.external import EDITOR, PAGER, copy_text, open_external
 from ..triage.fetch import Fetched, FetchFailed, TrialFetch
-from ..triage.labels import LabelBook
+from ..triage.labels import RETRY_SECONDS, LabelBook
 from ..triage.lines import filters_text, header_versions, position_versions
 from ..triage.query import compile_query, parse_query
 from ..widgets.bars import InfoBar, PromptBar, PromptMode
@@ -89,6 +91,14 @@ class Searched(Message):
         super().__init__()
         self.text = text
         self.result = result
+
+
+class StoreRetried(Message):
+    """The label store was tried again while changes were held in memory (`flushed`: it took them)."""
+
+    def __init__(self, flushed: Flushed | None) -> None:
+        super().__init__()
+        self.flushed = flushed
 
 
 class TriageScreen(Screen[None]):
@@ -188,6 +198,7 @@ class TriageScreen(Screen[None]):
         self.apply_filters(keep=self._start_trial)
         self.trial_list.focus()
         self.call_after_refresh(self._settle)
+        self.set_interval(RETRY_SECONDS, self._retry_store)
 
     def _settle(self) -> None:
         """After the first frame: keep the long-lived objects out of the garbage collector's scans
@@ -320,7 +331,8 @@ class TriageScreen(Screen[None]):
     def _update_header(self, order: np.ndarray) -> None:
         search = self.search_result.pattern if self.search_result is not None else None
         filters = filters_text(self.state, self.trial_list.model_names, search)
-        self.query_one("#header", InfoBar).show_versions(*header_versions(self.session, order, filters))
+        versions = header_versions(self.session, order, filters, self.labels.unsaved)
+        self.query_one("#header", InfoBar).show_versions(*versions)
 
     def toggle_filter(self, facet: str, label: str) -> None:
         """A filter value on or off (the sidebar, the command palette)."""
@@ -335,7 +347,7 @@ class TriageScreen(Screen[None]):
 
     @on(Input.Changed, "#name-filter")
     def _name_changed(self, event: Input.Changed) -> None:
-        self.state = FilterState(self.state.selected, event.value)
+        self.state = replace(self.state, text=event.value)
 
     @on(FacetList.FilterValues)
     def _filter_values(self) -> None:
@@ -677,12 +689,13 @@ class TriageScreen(Screen[None]):
         else:
             self.trial_list.set_column(Column("labels", "labels", width, self.labels.cell, give_way=((25, 2),)))
 
-    def _labels_changed(self, message: str) -> None:
+    def _labels_changed(self, message: str | None) -> None:
         self.labels.refresh()
         self._labels_column()
         self._show_facets()
         self.apply_filters()
-        self.status(message, hold=True)
+        if message is not None:
+            self.status(message, hold=True)
         self._report_store()
 
     def _report_store(self) -> None:
@@ -712,13 +725,35 @@ class TriageScreen(Screen[None]):
         if self.trial is None:
             return
         trial = self.trial
+        base = self.labels.note(trial)  # what the note is written over: a newer one is kept beside it
 
         def saved(text: str | None) -> None:
-            message = None if text is None else self.labels.set_note(trial, text)
+            message = None if text is None else self.labels.set_note(trial, text, base)
             if message is not None:
                 self._labels_changed(message)
 
-        self.app.push_screen(NoteScreen(self.labels.title(trial), self.labels.note(trial)), saved)
+        self.app.push_screen(NoteScreen(self.labels.title(trial), base), saved)
+
+    def _retry_store(self) -> None:
+        """The timer: while the store is in memory, try the disk again (off the UI thread)."""
+        if not self.labels.store.on_disk:
+            self.retry_store()
+
+    @work(thread=True, exclusive=True, group="label-store", exit_on_error=False, description="Saving labels")
+    def retry_store(self) -> None:
+        self.post_message(StoreRetried(self.labels.retry()))
+
+    @on(StoreRetried)
+    def _store_retried(self, event: StoreRetried) -> None:
+        from .quit import QuitScreen
+
+        if event.flushed is None:
+            return
+        line = self.labels.flushed_line(event.flushed)
+        if isinstance(self.app.screen, QuitScreen):  # asked to quit, and nothing is left to ask about
+            self.app.exit(f"tracetui: {line}" if line else None)
+            return
+        self._labels_changed(line)  # back on the disk: its labels, other instances' included
 
     def schedule_save(self) -> None:
         """Save the view a moment after the last change."""
@@ -780,7 +815,7 @@ class TriageScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="export", exit_on_error=False, description="Export")
     def run_export(self, path: str) -> None:
         from ...data.export import export_trials
-        from ...store.labels import session_records
+        from ...store.trial_keys import session_records
 
         worker = get_current_worker()
         trials = np.asarray(self.trial_list.order)
@@ -832,7 +867,7 @@ class TriageScreen(Screen[None]):
     def _apply_picked(self, picked: FilterState | None) -> None:
         """A filter chosen on the stats or head-to-head screen narrows the current one."""
         if picked is not None:
-            self.state = FilterState({**self.state.selected, **picked.selected}, self.state.text)
+            self.state = replace(self.state, selected={**self.state.selected, **picked.selected})
 
     # The other screens import on first use: they are not needed for the first frame.
     def action_stats(self) -> None:
@@ -884,7 +919,33 @@ class TriageScreen(Screen[None]):
         self.app.push_screen(HelpScreen())
 
     def action_quit(self) -> None:
-        self.app.exit()
+        self.request_quit()
+
+    def request_quit(self) -> None:
+        """Quit, unless labels or notes are held in memory: then ask (write them to a file, quit
+        anyway, stay), after one more try of the disk. A note being written is saved first."""
+        from .note import NoteScreen
+        from .quit import QuitScreen
+
+        if isinstance(self.app.screen, QuitScreen):
+            return
+        if isinstance(self.app.screen, NoteScreen):  # ctrl+q from the editor: save, then ask
+            self.app.screen.action_save()
+            self.call_after_refresh(self.request_quit)
+            return
+        if not self.labels.unsaved:
+            self.app.exit()
+            return
+        flushed = self.labels.retry()
+        if flushed is None:
+            self.app.push_screen(QuitScreen(self.labels), self._quit_answer)
+        else:
+            self.app.exit(f"tracetui: {self.labels.flushed_line(flushed)}")
+
+    def _quit_answer(self, farewell: str | None) -> None:
+        """The prompt's answer: the line to print after quitting (the app's result), or None to stay."""
+        if farewell is not None:
+            self.app.exit(farewell)
 
     def on_unmount(self) -> None:
         self.save_view()

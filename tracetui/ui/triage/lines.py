@@ -29,9 +29,10 @@ def filters_text(state: FilterState, model_names: dict[str, str], search_pattern
     return " ".join(parts)
 
 
-def header_versions(session: Session, order: np.ndarray, filters: str) -> list[list[Part]]:
+def header_versions(session: Session, order: np.ndarray, filters: str, unsaved: int = 0) -> list[list[Part]]:
     """Sources, counts, pass rate and filters; the filters and pass rate stay the longest, a long local
-    path shortens to its file or folder name before the sources drop."""
+    path shortens to its file or folder name before the sources drop. Label and note changes held in
+    memory (`unsaved`) lead every version, however narrow, until the disk takes them."""
     outcome = session.trials.outcome[order]
     rated = np.count_nonzero(outcome != UNKNOWN)
     passed = np.count_nonzero(outcome == PASS)
@@ -49,7 +50,7 @@ def header_versions(session: Session, order: np.ndarray, filters: str) -> list[l
     tail: list[Part] = [("  ·  ", ""), (filters, "yellow")] if filters else []
     short_tail: list[Part] = [(" · ", ""), (filters, "yellow")] if filters else []
     counts = f"{len(order):,}/{len(session):,}"
-    return [
+    versions: list[list[Part]] = [
         [("tracetui ", "bold"), sources, f"  ·  {counts} trials  ·  {session.num_rows:,} rows  ·  pass ", rate, *tail],
         [sources, f"  ·  {counts} trials  ·  pass ", rate, *tail],
         [sources, f" · {counts} · pass ", rate, *short_tail],
@@ -57,6 +58,10 @@ def header_versions(session: Session, order: np.ndarray, filters: str) -> list[l
         [f"{counts} trials · pass ", rate, *short_tail],
         [f"{counts} · pass ", rate, *short_tail],
     ]
+    if not unsaved:
+        return versions
+    marker: Part = (f"⚠ {unsaved:,} unsaved", "bold white on red")
+    return [[marker, " ", *version] for version in versions]
 
 
 def position_versions(session: Session, trial: int, model: str, conversation: ConversationView) -> list[list[Part]]:
