@@ -104,11 +104,13 @@ class Difference:
         """Whether the interval holds 0 (the difference could be chance); None with too few tasks."""
         return None if not self.enough else self.low <= 0 <= self.high
 
-    def verdict(self, a: str = "A", b: str = "B") -> str:
+    def verdict(self, a: str = "A", b: str = "B", short: bool = False) -> str:
         """The difference in words, e.g. `A ahead by 12 points (95% +3 to +21): more than noise`."""
         points = round(100 * self.mean)
         lead = f"{a} ahead by {points}" if points > 0 else f"{b} ahead by {-points}" if points < 0 else "even"
         lead += " points" if points else ""
+        if not self.enough and short:
+            return f"{lead}: too few shared tasks to tell from noise ({self.tasks} of {MIN_SHARED})"
         if not self.enough:
             shared = f"{self.tasks} shared task{'s' * (self.tasks != 1)}"
             return f"{lead}: too few to tell from noise ({shared} graded on both sides; {MIN_SHARED} needed)"

@@ -54,21 +54,34 @@ GRAVITY = ("mostly-infra", "never-passed", "same-failure", "flaky", "always-pass
 
 @dataclass(frozen=True, slots=True)
 class TaskHealth:
-    """The tags of every task (by task code) and what they were computed from."""
+    """Which tasks have each tag, and what they were computed from."""
 
-    tags: dict[int, tuple[str, ...]]
-    """Task code -> its tags in HEALTH order (tasks without any are absent)."""
+    tagged: dict[str, np.ndarray]
+    """Tag -> bool per task code (HEALTH order; `same-failure` only when `failures_known`)."""
     task_codes: np.ndarray
     """Per trial: its task's code (-1: no task)."""
-    failures_known: bool
-    """Whether `same-failure` was worked out (a verifier index was given)."""
+
+    @property
+    def failures_known(self) -> bool:
+        """Whether `same-failure` was worked out (a verifier index was given)."""
+        return "same-failure" in self.tagged
 
     @property
     def labels(self) -> list[str]:
-        return [tag for tag in HEALTH if tag != "same-failure" or self.failures_known]
+        return list(self.tagged)
+
+    @property
+    def tags(self) -> dict[int, tuple[str, ...]]:
+        """Task code -> its tags in HEALTH order (tasks without any are absent)."""
+        found: dict[int, list[str]] = {}
+        for tag, tasks in self.tagged.items():
+            for task in np.nonzero(tasks)[0].tolist():
+                found.setdefault(task, []).append(tag)
+        return {task: tuple(found[task]) for task in sorted(found)}
 
     def of(self, trial: int) -> tuple[str, ...]:
-        return self.tags.get(int(self.task_codes[trial]), ())
+        task = int(self.task_codes[trial])
+        return tuple(tag for tag, tasks in self.tagged.items() if task >= 0 and tasks[task])
 
     def word(self, trial: int) -> str:
         """The gravest tag's word, `+` when there are more: for the trial list's column."""
@@ -79,20 +92,17 @@ class TaskHealth:
         return WORDS[first] + ("+" if len(tags) > 1 else "")
 
     def facet(self) -> MultiFacet:
-        labels = self.labels
-        code = {tag: index for index, tag in enumerate(labels)}
-        pairs = [
-            (trial, code[tag])
-            for trial, task in enumerate(self.task_codes.tolist())
-            for tag in self.tags.get(task, ())
-            if tag in code
-        ]
-        array = np.array(pairs, dtype=np.int64).reshape(-1, 2)
-        return MultiFacet(FACET, "Task health", labels, array[:, 0].copy(), array[:, 1].copy())
+        """Every trial has its task's tags."""
+        trials, codes = [], []
+        for code, tasks in enumerate(self.tagged.values()):
+            mine = np.nonzero(np.append(tasks, False)[self.task_codes])[0]  # code -1 (no task): the last False
+            trials.append(mine)
+            codes.append(np.full(len(mine), code, np.int64))
+        return MultiFacet(FACET, "Task health", self.labels, np.concatenate(trials), np.concatenate(codes))
 
 
 def task_health(session: Session, verifiers: VerifierIndex | None = None) -> TaskHealth:
-    """Every task's tags from all of `session`'s trials (see the module docstring and DESCRIPTIONS)."""
+    """Every task's tags from all of `session`'s trials (see the module docstring and TAGS)."""
     t = session.trials
     tasks = t.codes["task"].astype(np.int64)
     count = len(t.labels["task"])
@@ -105,41 +115,35 @@ def task_health(session: Session, verifiers: VerifierIndex | None = None) -> Tas
     trials = per_task(np.ones(len(t), bool))
     graded = per_task(outcome != UNKNOWN)
     passed = per_task(outcome == PASS)
-    result_codes = t.codes["result"].astype(np.int64)
     ended = np.array([ending_kind(label) is not None for label in t.labels["result"]] + [False])
-    infra = per_task(ended[result_codes])  # code -1 (no result) lands on the trailing False
-    failing = np.isin(outcome, (PARTIAL, FAIL))
+    infra = per_task(ended[t.codes["result"].astype(np.int64)])  # code -1 (no result) lands on the last False
+    failing = np.isin(outcome, (PARTIAL, FAIL)) & has_task
 
     # flaky: a (task, model) pair with both a pass and a graded failure
-    models = t.codes["model"].astype(np.int64)
-    pair = tasks * (len(t.labels["model"]) + 1) + (models + 1)
-    both = np.intersect1d(pair[has_task & (outcome == PASS)], pair[has_task & failing])
-    flaky = set((both // (len(t.labels["model"]) + 1)).tolist())
+    models = len(t.labels["model"]) + 1
+    pair = tasks * models + (t.codes["model"].astype(np.int64) + 1)
+    flaky = np.zeros(count, bool)
+    flaky[np.intersect1d(pair[has_task & (outcome == PASS)], pair[failing]) // models] = True
 
-    same = _same_failure(tasks, failing & has_task, verifiers) if verifiers is not None else set()
-    tags: dict[int, tuple[str, ...]] = {}
-    for task in np.nonzero(trials)[0].tolist():
-        found = {
-            "never-passed": graded[task] > 0 and passed[task] == 0,
-            "always-passed": graded[task] > 0 and passed[task] == graded[task],
-            "mostly-infra": 2 * infra[task] >= trials[task],
-            "same-failure": task in same,
-            "flaky": task in flaky,
-        }
-        chosen = tuple(tag for tag in HEALTH if found[tag])
-        if chosen:
-            tags[task] = chosen
-    return TaskHealth(tags, tasks, verifiers is not None)
+    tagged = {
+        "never-passed": (graded > 0) & (passed == 0),
+        "always-passed": (graded > 0) & (passed == graded),
+        "mostly-infra": (trials > 0) & (2 * infra >= trials),
+        "same-failure": _same_failure(tasks, failing, verifiers, count) if verifiers is not None else None,
+        "flaky": flaky,
+    }
+    return TaskHealth({tag: found for tag, found in tagged.items() if found is not None}, tasks)
 
 
-def _same_failure(tasks: np.ndarray, failing: np.ndarray, verifiers: VerifierIndex) -> set[int]:
+def _same_failure(tasks: np.ndarray, failing: np.ndarray, verifiers: VerifierIndex, count: int) -> np.ndarray:
     """Tasks with two or more failing trials (partial or fail) that all fail one test with one assertion
     (a failed test whose log gives no assertion line says nothing of why, so it never matches)."""
     shared: dict[int, set[tuple[str, str]]] = {}
-    seen: dict[int, int] = {}
+    seen = np.bincount(tasks[failing], minlength=count)
     for trial in np.nonzero(failing)[0].tolist():
         task = int(tasks[trial])
         failures = {(test, why) for test, why in zip(verifiers.failed[trial], verifiers.assertions[trial]) if why}
         shared[task] = shared[task] & failures if task in shared else failures
-        seen[task] = seen.get(task, 0) + 1
-    return {task for task, common in shared.items() if common and seen[task] >= 2}
+    found = np.zeros(count, bool)
+    found[[task for task, common in shared.items() if common and seen[task] >= 2]] = True
+    return found
