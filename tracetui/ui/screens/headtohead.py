@@ -97,7 +97,7 @@ class HeadToHeadScreen(Screen[FilterState | None]):
         sides = self.sides
         apart = self.query_one("#h2h-apart", InfoBar)
         apart.display = bool(self.apart)
-        apart.show((self._apart_text(), "italic"))
+        apart.show_versions([(self._apart_text(), "italic")], [(self._apart_text(short=True), "italic")])
         if sides is None:
             self.query_one(TableSection).display = False
             self.query_one("#h2h-header", InfoBar).show(
@@ -122,7 +122,7 @@ class HeadToHeadScreen(Screen[FilterState | None]):
         pairs: Part = (f"  ·  sides {self.choice + 1}/{len(self.choices)} (s / S)", "dim")
         short: Part = (f"  {self.choice + 1}/{len(self.choices)} (s)", "dim")
         a, b = side_name(sides, sides.a), side_name(sides, sides.b)
-        cut = distinct_cuts((a, b), 28)
+        cut = distinct_cuts((a, b), 19)  # both fit at 80 columns with the rest of the line
 
         def line(head: str, a: str, b: str, *tail: Part) -> list[Part]:
             return [("Head-to-head ", "bold"), head, (a, "bold cyan"), "  vs  B = ", (b, "bold magenta"), *tail]
@@ -135,12 +135,16 @@ class HeadToHeadScreen(Screen[FilterState | None]):
             line(" A = ", cut[a], cut[b], short),
         ]
 
-    def _apart_text(self) -> str:
+    def _apart_text(self, short: bool = False) -> str:
         """Why a pair of datasets is not among the sides: it shares no task (after the filters)."""
         if not self.apart:
             return ""
+        if short:
+            a, b = self.apart[0]
+            more = f" (+{len(self.apart) - 1} pairs)" if len(self.apart) > 1 else ""
+            return f"{a} and {b}{more} share no task: only model pairs are offered."
         shown = "; ".join(f"{a} and {b}" for a, b in self.apart[:3]) + ("; …" if len(self.apart) > 3 else "")
-        return f"{shown} share no task among the filtered trials: no dataset pair, only model pairs within a dataset."
+        return f"{shown} share no task among the filtered trials: only model pairs (within a dataset) are offered."
 
     def _show_figures(self, result: HeadToHead) -> None:
         """Each side's pass rate over the shared tasks, then the mean difference and whether it is noise."""

@@ -269,18 +269,21 @@ class StatsScreen(Screen[FilterState | None]):
         )
         self._show_cell(model, task, figures)
 
-    def _show_cell(self, model: str, task: str, text: str, style: str = "") -> None:
-        """The line under the matrix: the cell's model and task, then `text` (the model shortened first)."""
+    def _show_cell(self, model: str, task: str, text: str, style: str = "", alone: str = "") -> None:
+        """The line under the matrix: the cell's model and task, then `text` (the model shortened first;
+        `alone`, if given, says it all when neither fits)."""
         bar = self.query_one("#matrix-cell", InfoBar)
         bar.show_versions(
             [(model, "cyan"), " × ", (task, "bold"), (text, style)],
             [(short_model(model), "cyan"), " × ", (task, "bold"), (text, style)],
+            *([[(alone, style)]] if alone else []),
         )
 
     @on(MatrixView.Empty)
     def _empty_cell(self, event: MatrixView.Empty) -> None:
         """Filters that would list nothing are not applied: the line under the matrix says so."""
-        self._show_cell(event.model, event.task, ":  no trials, nothing to filter to.", "italic")
+        text = "no trials, nothing to filter to."
+        self._show_cell(event.model, event.task, f":  {text}", "italic", f"This cell has {text}")
 
     @on(Picked)
     def _picked(self, event: Picked) -> None:

@@ -20,6 +20,9 @@ from ..format import distinct_cuts, model_names
 from .table import CURSOR, DIM, HEADER, Cell, Picked, TableView, cells, percent, rate_style
 
 TASKS = 5
+LABEL_MIN = 20
+"""The label keeps this much (or all it needs) before a k column is shown."""
+HACK_FREE = "  without hacks"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +65,10 @@ class PassAtKTable(TableView):
     def _layout(self, width: int) -> tuple[int, list[int]]:
         """(label width, the ks shown): the label up to its longest, the ks that fit after it."""
         longest = max((cell_len(label) for label in self.labels), default=8)
-        label = max(12, min(longest, 40, width - TASKS - 1 - sum(w + 1 for w in self.widths.values()) - 1))
+        if any(line.hack_free for line in self.lines):
+            longest = max(longest, cell_len(HACK_FREE))
+        room = width - TASKS - 1 - sum(w + 1 for w in self.widths.values()) - 1
+        label = max(min(longest, LABEL_MIN), min(longest, 40, room))  # names before the higher ks
         room, shown = width - label - 1 - TASKS - 1, []
         for k in self.ks:
             if room < self.widths[k] + 1:
@@ -83,7 +89,7 @@ class PassAtKTable(TableView):
     def render_row(self, index: int, width: int, selected: bool) -> Strip:
         line = self.lines[index]
         label, shown = self._layout(width)
-        name = "  without hacks" if line.hack_free else distinct_cuts(self.labels, label)[self.labels[index]]
+        name = HACK_FREE if line.hack_free else distinct_cuts(self.labels, label)[self.labels[index]]
         found = {p.k: p for p in line.ks}
         tasks = str(line.ks[0].tasks) if line.ks and not line.hack_free else ""
         parts: list[Cell] = [(name, label, DIM if line.hack_free else None, False), (tasks, TASKS, DIM, True)]
