@@ -272,12 +272,13 @@ class StatsScreen(Screen[FilterState | None]):
     def _show_cell(self, model: str, task: str, text: str, style: str = "", alone: str = "") -> None:
         """The line under the matrix: the cell's model and task, then `text` (the model shortened first;
         `alone`, if given, says it all when neither fits)."""
-        bar = self.query_one("#matrix-cell", InfoBar)
-        bar.show_versions(
+        versions: list[list[Part]] = [
             [(model, "cyan"), " × ", (task, "bold"), (text, style)],
             [(short_model(model), "cyan"), " × ", (task, "bold"), (text, style)],
-            *([[(alone, style)]] if alone else []),
-        )
+        ]
+        if alone:
+            versions.append([(alone, style)])
+        self.query_one("#matrix-cell", InfoBar).show_versions(*versions)
 
     @on(MatrixView.Empty)
     def _empty_cell(self, event: MatrixView.Empty) -> None:
