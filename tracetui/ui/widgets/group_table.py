@@ -79,7 +79,7 @@ class GroupTable(TableView):
         columns = [
             Column("label", " · ".join(self.columns), self._label_need, _blank, ((22, 24), (40, 16)), flex=True),
             *(
-                [_column("note", self.note_title, max(note, cell_len(self.note_title)), (18, 0), right=False)]
+                [_column("note", self.note_title, max(note, cell_len(self.note_title)), (28, 0), right=False)]
                 if note
                 else []
             ),
