@@ -12,6 +12,7 @@ import sys
 import numpy as np
 import pytest
 
+from tracetui.data.estimates import wilson
 from tracetui.data.session import open_session, prepare
 from tracetui.data.sources import SourceSpec
 from tracetui.data.stats import group_stats, head_to_head, histogram, matrix, overview, result_counts
@@ -140,9 +141,11 @@ def test_head_to_head_of_two_models_within_a_dataset(runs):
     session = session_of(*runs)
     first = session.trials.dataset == 0
     versus = head_to_head(session, first, "m/a", "m/b", column="model")
-    assert [row.task for row in versus.rows] == ["t2", "t1", "t3"]  # t3: m/a has nothing graded, so last
-    assert [row.diff for row in versus.rows[:2]] == [0.0, -0.5]
-    assert math.isnan(versus.rows[2].diff)
+    # t2: m/a's one attempt timed out, so the verifier said nothing of it (not a 0); t3: m/a has nothing graded
+    assert [row.task for row in versus.rows] == ["t1", "t2", "t3"]
+    assert versus.rows[0].diff == -0.5
+    assert math.isnan(versus.rows[1].diff) and math.isnan(versus.rows[2].diff)
+    assert [r.task for r in versus.compared] == ["t1"]
 
 
 def test_the_same_dataset_twice_counts_each_copy_apart(runs):
@@ -173,7 +176,22 @@ def test_cli_json_csv_and_table(runs):
         "error": 1,
         "unknown": 1,
         "pass_rate": pytest.approx(0.4),
+        "pass_rate_low": pytest.approx(wilson(2, 5)[0]),
+        "pass_rate_high": pytest.approx(wilson(2, 5)[1]),
+        "hacked_passes": 0,
+        "pass_rate_without_hacks": pytest.approx(0.4),
+        "pass_rate_without_hacks_low": pytest.approx(wilson(2, 5)[0]),
+        "pass_rate_without_hacks_high": pytest.approx(wilson(2, 5)[1]),
         "mean_reward": pytest.approx(0.4),
+        # graded tasks t1 (1 of 2), t2 (a time-out counts as a failed attempt), t5 (0 of 1), t6 (1 of 1)
+        "pass_at_k": [
+            {"k": 1, "value": pytest.approx((0.5 + 0 + 0 + 1) / 4), "tasks": 4, "left_out": 0},
+            {"k": 2, "value": 1.0, "tasks": 1, "left_out": 3},
+        ],
+        "pass_at_k_without_hacks": [
+            {"k": 1, "value": pytest.approx((0.5 + 0 + 0 + 1) / 4), "tasks": 4, "left_out": 0},
+            {"k": 2, "value": 1.0, "tasks": 1, "left_out": 3},
+        ],
     }
 
     done = run_cli(runs[0], "--format", "csv", "--by", "model,task", "--filter", "model=m/b")
@@ -188,9 +206,10 @@ def test_cli_json_csv_and_table(runs):
     done = run_cli(runs[0], "--by", "task")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    header = ["task", "trials", "pass", "partial", "fail", "error", "unknown", "pass_rate", "mean_reward"]
-    assert lines[0].split() == header
-    assert lines[2].split() == ["t1", "3", "2", "0", "1", "0", "0", "66.7%", "0.667"]
+    header = ["task", "task_health", "trials", "pass", "partial", "fail", "error", "unknown", "pass_rate"]
+    assert lines[0].split()[:9] == header
+    assert lines[0].split()[9:] == ["95%_interval", "without_hacks", "hacked", "mean_reward"]
+    assert lines[2].split() == ["t1", "flaky", "3", "2", "0", "1", "0", "0", "66.7%", "-", "66.7%", "0", "0.667"]
     assert len({len(line) for line in lines[:3]}) == 1  # aligned columns
     assert "\x1b" not in done.stdout
 
@@ -206,7 +225,9 @@ def test_cli_head_to_head_and_errors(runs):
     table = run_cli(*runs, "--by", "task,dataset")
     assert table.returncode == 0, table.stderr
     assert " vs " in table.stdout.splitlines()[0]
-    assert table.stdout.splitlines()[3].split()[0] == "t1"
+    assert table.stdout.splitlines()[1].startswith("  A = ")
+    assert "A − B, mean over tasks: A ahead by 4 points: too few to tell from noise (4 shared tasks" in table.stdout
+    assert table.stdout.splitlines()[6].split()[0] == "t1"
 
     bad = run_cli(runs[0], "--by", "colour")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--by" in bad.stderr

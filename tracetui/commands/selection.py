@@ -2,8 +2,9 @@
 command line and every subcommand.
 
 The facets that cost something are registered only when a filter or a grouping names them: `label`
-(the label store), `failed_test` (the verifier index) and `finding` (the findings index), the indexes
-read back from beside the conversion when they were built before.
+(the label store), `failed_test` (the verifier index), `finding` (the findings index) and `task_health`
+(the verifier index, for `same-failure`), the indexes read back from beside the conversion when they
+were built before.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from . import end_progress, print_progress, source_specs
 
 if TYPE_CHECKING:  # imported where they are used, when a filter or a grouping needs them
     from ..data.findings_index import FindingsIndex
+    from ..data.task_health import TaskHealth
     from ..data.verifier_index import VerifierIndex
     from ..store.labels import LabelStore
 
@@ -48,6 +50,7 @@ class Extras:
     """The configured label names, once the label facet is registered."""
     findings: FindingsIndex | None = None
     verifiers: VerifierIndex | None = None
+    health: TaskHealth | None = None
 
 
 def filter_state(
@@ -55,7 +58,8 @@ def filter_state(
 ) -> FilterState:
     """The FilterState `filters` mean, each value resolved against the data (SourceError when one
     matches nothing or several), after registering the facets they name; with `find` false, finding
-    kinds are checked by name only and their index is left for later (the app builds it in the background)."""
+    kinds and task health tags are checked by name only and their indexes are left for later (the app
+    builds them in the background)."""
     extras = extras or Extras()
     needed = {f.facet for f in filters}
     known: dict[str, list[str]] = {}
@@ -69,6 +73,12 @@ def filter_state(
         known["finding"] = list(KIND_NAMES)
     if "failed_test" in needed:
         verifier_index(session, extras)
+    if "task_health" in needed and find:
+        task_health(session, extras)
+    elif "task_health" in needed:
+        from ..data.task_health import HEALTH
+
+        known["task_health"] = list(HEALTH)
     values = session.facets.values()
     for name, extra in known.items():
         values[name] = list(dict.fromkeys([*values.get(name, []), *extra]))
@@ -130,3 +140,13 @@ def verifier_index(session: Session, extras: Extras):
         end_progress()
         session.facets.add(extras.verifiers.facet())
     return extras.verifiers
+
+
+def task_health(session: Session, extras: Extras):
+    """Every task's health (the verifier index built or read back for `same-failure`), its facet registered."""
+    if extras.health is None:
+        from ..data.task_health import task_health as health_of
+
+        extras.health = health_of(session, verifier_index(session, extras))
+        session.facets.add(extras.health.facet())
+    return extras.health

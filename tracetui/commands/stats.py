@@ -1,25 +1,36 @@
-"""`tracetui stats SOURCE…`: pass rates grouped by any columns, or a head-to-head of datasets per task."""
+"""`tracetui stats SOURCE…`: pass rates grouped by any columns, or a head-to-head of datasets per task.
+
+Every pass rate comes with its 95% Wilson interval and the rate without reward hacks (the findings
+index is built, or read back, for it); model groupings add pass@k, task groupings the task's health.
+"""
 
 from __future__ import annotations
 
 import math
+import sys
 
 from ..data.errors import SourceError
-from ..data.stats import GROUP_COLUMNS, group_stats, head_to_head
+from ..data.estimates import PassAtK
+from ..data.stats import GROUP_COLUMNS, GroupRow, HeadToHead, PassAtKRow, group_stats, hacked_trials, head_to_head
+from ..data.stats import pass_at_k as pass_at_k_rows
 from . import run as run_command
 from . import subcommand
 from .output import Record, print_table, write_csv, write_json
-from .selection import Extras, filter_args, filter_state, findings_index, open_sources
+from .selection import Extras, filter_args, filter_state, findings_index, open_sources, task_health
 
 
 def parser():
     parser = subcommand(
         "stats",
-        "Pass rates per group of trials. With two or more sources and --by dataset,task: a head-to-head per "
-        "task of the first dataset against each other one, sorted by the difference. --by finding counts a "
-        "trial once under each kind of finding it has, (none) when it has none.",
+        "Pass rates per group of trials, each with its 95% Wilson interval and the rate without reward "
+        "hacks (a pass counts only when the trial has no test-tampering, verifier-bypass or upstream-fetch "
+        "finding), pass@k per group (the unbiased estimator, over tasks), and with --by task each task's "
+        "health. With two or more sources and --by dataset,task: a head-to-head per task of the first "
+        "dataset against each other one, sorted by the difference, with a paired bootstrap interval of the "
+        "mean difference. --by finding or task_health counts a trial once under each value it has, (none) "
+        "when it has none.",
         formats=("table", "csv", "json"),
-        filters="count only matching trials, e.g. outcome=fail",
+        filters="count only matching trials, e.g. outcome=fail or task_health=flaky",
         exclude=True,
     )
     parser.add_argument(
@@ -40,34 +51,56 @@ def _stats(args) -> int:
     filters = filter_args(args)
     session = open_sources(args)
     extras = Extras()
-    if "finding" in by:
-        findings_index(session, extras)
+    hacked = None
+    try:
+        hacked = hacked_trials(findings_index(session, extras))
+    except SourceError as exc:  # a dataset left on the hub: the rates are shown without the hack-free ones
+        print(f"tracetui: no pass rate without hacks: {exc}", file=sys.stderr)
+    health = task_health(session, extras) if {"task", "task_health"} & set(by) else None
     mask = session.facets.apply(filter_state(session, filters, extras)).visible
     names = session.dataset_names
     if len(names) >= 2 and set(by) == {"dataset", "task"}:
-        comparisons = [head_to_head(session, mask, names[0], other) for other in names[1:]]
-        records = [_head_to_head_record(c.a, c.b, row) for c in comparisons for row in c.rows]
+        comparisons = [head_to_head(session, mask, names[0], other, hacked=hacked) for other in names[1:]]
+        records = [record for c in comparisons for record in _head_to_head_records(c)]
         if args.format == "table":
             for index, c in enumerate(comparisons):
                 print(("\n" if index else "") + f"{c.a} vs {c.b}: {len(c.rows)} shared tasks")
+                for line in _comparison_lines(c):
+                    print(f"  {line}")
                 print_table([_head_to_head_cells(c.a, c.b, row) for row in c.rows])
             return 0
     else:
-        records = [_group_record(by, row) for row in group_stats(session, mask, by)]
+        groups = group_stats(session, mask, by, hacked)
+        at_k = {row.key: row for row in pass_at_k_rows(session, mask, by, hacked)}
+        tags: dict[str, tuple[str, ...]] = {}
+        if health is not None and "task" in by:
+            labels = session.trials.labels["task"]
+            tags = {label: health.tags.get(code, ()) for code, label in enumerate(labels) if label is not None}
+        flat = args.format == "csv"
+        records = [_group_record(by, row, at_k.get(row.key), tags, flat) for row in groups]
         if args.format == "table":
-            print_table([{k: _cell(k, v) for k, v in r.items()} for r in records])
+            print_table([_group_cells(by, row, tags) for row in groups])
+            if at_k:
+                print()
+                _print_pass_at_k(by, list(at_k.values()))
             return 0
     if args.format == "json":
         write_json(records)
     else:
-        write_csv(records)
+        write_csv(records, list(dict.fromkeys(key for record in records for key in record)))
     return 0
 
 
-def _group_record(by: tuple[str, ...], row) -> Record:
+def _group_record(
+    by: tuple[str, ...], row: GroupRow, at_k: PassAtKRow | None, tags: dict[str, tuple[str, ...]], flat: bool
+) -> Record:
+    """A group's figures; pass@k as lists of {k, value, tasks, left_out}, or `flat` (csv) as columns
+    `pass@1`, `pass@1_tasks`, `pass@1_left_out`, `pass@1_without_hacks`, …"""
     c = row.counts
-    return {
-        **dict(zip(by, row.key)),
+    record: Record = dict(zip(by, row.key))
+    if tags:
+        record["task_health"] = list(tags.get(row.key[by.index("task")], ()))
+    record |= {
         "trials": c.trials,
         "pass": c.passed,
         "partial": c.partial,
@@ -75,23 +108,123 @@ def _group_record(by: tuple[str, ...], row) -> Record:
         "error": c.errors,
         "unknown": c.unknown,
         "pass_rate": c.pass_rate,
+        "pass_rate_low": c.interval[0],
+        "pass_rate_high": c.interval[1],
+        "hacked_passes": c.hacked,
+        "pass_rate_without_hacks": c.pass_rate_without_hacks,
+        "pass_rate_without_hacks_low": c.interval_without_hacks[0],
+        "pass_rate_without_hacks_high": c.interval_without_hacks[1],
         "mean_reward": c.mean_reward,
     }
+    if at_k is None:
+        return record
+    clean = at_k.without_hacks
+    if not flat:
+        record["pass_at_k"] = [_k_record(k) for k in at_k.ks]
+        record["pass_at_k_without_hacks"] = None if clean is None else [_k_record(k) for k in clean]
+        return record
+    hack_free = {k.k: k.value for k in clean or ()}
+    for k in at_k.ks:
+        name = f"pass@{k.k}"
+        record |= {name: k.value, f"{name}_tasks": k.tasks, f"{name}_left_out": k.left_out}
+        record[f"{name}_without_hacks"] = hack_free.get(k.k)
+    return record
 
 
-def _head_to_head_record(a: str, b: str, row) -> Record:
-    return {
-        "task": row.task,
-        "a": a,
-        "a_attempts": row.a.trials,
-        "a_passes": row.a.passed,
-        "a_pass_rate": row.a.pass_rate,
-        "b": b,
-        "b_attempts": row.b.trials,
-        "b_passes": row.b.passed,
-        "b_pass_rate": row.b.pass_rate,
-        "diff": row.diff,
+def _k_record(k: PassAtK) -> dict[str, object]:
+    return {"k": k.k, "value": k.value, "tasks": k.tasks, "left_out": k.left_out}
+
+
+def _group_cells(by: tuple[str, ...], row: GroupRow, tags: dict[str, tuple[str, ...]]) -> dict[str, str]:
+    c = row.counts
+    cells = dict(zip(by, row.key))
+    if tags:
+        cells["task_health"] = " ".join(tags.get(row.key[by.index("task")], ())) or "-"
+    cells |= {
+        "trials": str(c.trials),
+        "pass": str(c.passed),
+        "partial": str(c.partial),
+        "fail": str(c.failed),
+        "error": str(c.errors),
+        "unknown": str(c.unknown),
+        "pass_rate": _rate(c.pass_rate),
+        "95%_interval": _interval(*c.interval),
+        "without_hacks": _rate(c.pass_rate_without_hacks),
+        "hacked": "-" if c.hacked is None else str(c.hacked),
+        "mean_reward": "-" if math.isnan(c.mean_reward) else f"{c.mean_reward:.3f}",
     }
+    return cells
+
+
+def _print_pass_at_k(by: tuple[str, ...], rows: list[PassAtKRow]) -> None:
+    """pass@k as a table: a cell whose k left tasks out (fewer attempts than k) says how many it averages."""
+    every_k = sorted({k.k for row in rows for k in row.ks})
+    table = []
+    partial = hacks = False
+    for row in rows:
+        cells = dict(zip(by, row.key))
+        cells["tasks"] = str(row.ks[0].tasks) if row.ks else "0"
+        found, clean = {k.k: k for k in row.ks}, {k.k: k for k in row.without_hacks or ()}
+        for k in every_k:
+            entry = found.get(k)
+            text = "-" if entry is None else _rate(entry.value)
+            if entry is not None and k in clean and clean[k].value != entry.value:
+                text += f" / {_rate(clean[k].value)}"
+                hacks = True
+            if entry is not None and entry.left_out:
+                text += f" ({entry.tasks})"
+                partial = True
+            cells[f"pass@{k}"] = text
+        table.append(cells)
+    print(f"pass@k up to {every_k[-1]} graded attempts per task (the unbiased estimator, averaged over tasks)")
+    print_table(table)
+    if hacks:
+        print("a / b: b counts only the passes without a reward-hack finding")
+    if partial:
+        print("(n): averaged over the n tasks with at least k graded attempts; the others are left out of that k")
+
+
+def _head_to_head_records(c: HeadToHead) -> list[Record]:
+    difference = c.difference()
+    return [
+        {
+            "task": row.task,
+            "a": c.a,
+            "a_attempts": row.a.trials,
+            "a_passes": row.a.passed,
+            "a_hacked_passes": row.a.hacked,
+            "a_pass_rate": row.a.pass_rate,
+            "b": c.b,
+            "b_attempts": row.b.trials,
+            "b_passes": row.b.passed,
+            "b_hacked_passes": row.b.hacked,
+            "b_pass_rate": row.b.pass_rate,
+            "diff": row.diff,
+            "compared_tasks": difference.tasks,
+            "mean_diff": difference.mean,
+            "mean_diff_low": difference.low,
+            "mean_diff_high": difference.high,
+            "within_noise": difference.noise,
+        }
+        for row in c.rows
+    ]
+
+
+def _comparison_lines(c: HeadToHead) -> list[str]:
+    """Each side's pass rate over the shared tasks, and whether the difference is noise."""
+    lines = []
+    for letter, name, counts in zip("AB", (c.a, c.b), c.side_totals()):
+        line = f"{letter} = {name}: pass {_rate(counts.pass_rate)}"
+        if not math.isnan(counts.interval[0]):
+            line += f" (95% {_interval(*counts.interval)})"
+        if counts.hacked is not None:
+            line += f" · {_rate(counts.pass_rate_without_hacks)} without hacks ({_hacked(counts.hacked)})"
+        lines.append(line)
+    lines.append("A − B, mean over tasks: " + c.difference().verdict())
+    hacks = [counts.hacked for counts in c.side_totals()]
+    if all(h is not None for h in hacks) and any(hacks):
+        lines.append("without hacks: " + c.difference(without_hacks=True).verdict())
+    return lines
 
 
 def _head_to_head_cells(a: str, b: str, row) -> dict[str, str]:
@@ -99,16 +232,18 @@ def _head_to_head_cells(a: str, b: str, row) -> dict[str, str]:
     cells = {"task": row.task}
     for name, side in ((a, row.a), (b, row.b)):
         cells[f"{name} attempts"] = str(side.trials)
-        cells[f"{name} pass rate"] = _cell("pass_rate", side.pass_rate)
-    cells["diff"] = _cell("diff", row.diff)
+        cells[f"{name} pass rate"] = _rate(side.pass_rate) if side.rewarded else "-"
+    cells["diff"] = "-" if math.isnan(row.diff) else f"{row.diff:+.1%}"
     return cells
 
 
-def _cell(key: str, value: object) -> str:
-    if not isinstance(value, float):
-        return str(value)
-    if math.isnan(value):
-        return "-"
-    if key == "diff":
-        return f"{value:+.1%}"
-    return f"{value:.1%}" if key.endswith("pass_rate") else f"{value:.3f}"
+def _rate(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value:.1%}"
+
+
+def _interval(low: float, high: float) -> str:
+    return "-" if math.isnan(low) else f"{100 * low:.1f}–{100 * high:.1f}%"
+
+
+def _hacked(count: int) -> str:
+    return f"{count} hacked pass{'es' * (count != 1)}"

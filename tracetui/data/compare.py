@@ -113,10 +113,10 @@ def sides_choices(session: Session, mask: np.ndarray) -> list[Sides]:
     choices: list[Sides] = []
 
     def pairs(column: str, codes: np.ndarray, labels: list[str], scope: np.ndarray, dataset: str | None) -> None:
-        present = [int(c) for c in np.unique(codes[scope])]
+        attempted = _attempted(codes, scope, tasks)
+        present = list(attempted)
         if column == "model":
             present.sort(key=lambda c: labels[c])  # datasets keep the order they were opened in
-        attempted = {c: set(np.unique(tasks[scope & (codes == c)]).tolist()) for c in present}
         for x, y in itertools.combinations(present, 2):
             if attempted[x] & attempted[y]:
                 choices.append(Sides(column, labels[x], labels[y], dataset))
@@ -129,3 +129,16 @@ def sides_choices(session: Session, mask: np.ndarray) -> list[Sides]:
         scope = mask & (datasets == index) & (models.codes >= 0)
         pairs("model", models.codes, models.labels, scope, names[int(index)])
     return choices
+
+
+def datasets_apart(session: Session, mask: np.ndarray) -> list[tuple[str, str]]:
+    """The pairs of datasets in `mask` that attempted no task in common: `sides_choices` offers none
+    of them (the head-to-head says why)."""
+    names = list(session.dataset_names)
+    attempted = _attempted(session.trials.dataset.astype(np.int64), mask, session.trials.codes["task"])
+    return [(names[x], names[y]) for x, y in itertools.combinations(attempted, 2) if not attempted[x] & attempted[y]]
+
+
+def _attempted(codes: np.ndarray, scope: np.ndarray, tasks: np.ndarray) -> dict[int, set[int]]:
+    """Each code present in `scope` -> the task codes its trials there attempted."""
+    return {int(c): set(np.unique(tasks[scope & (codes == c)]).tolist()) for c in np.unique(codes[scope])}

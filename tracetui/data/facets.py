@@ -29,6 +29,7 @@ FACET_NAMES = {
     "label": "label",
     "failed_test": "failed_test",
     "finding": "finding",
+    "task_health": "task_health",
 }
 """The names `--filter` takes (everywhere: the app, stats, export, findings) -> the facet's own name."""
 _NAME_ALIASES = {
@@ -36,6 +37,8 @@ _NAME_ALIASES = {
     "trace_source": "trace_source",
     "failed-test": "failed_test",
     "findings": "finding",
+    "task-health": "task_health",
+    "health": "task_health",
     "labels": "label",
     "outcomes": "outcome",
     "models": "model",

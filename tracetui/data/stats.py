@@ -1,7 +1,9 @@
 """The numbers of the stats screen and `tracetui stats`, for any set of trials (a bool mask).
 
 Everything is counted with numpy on the trials' integer codes (np.unique over stacked codes, bincount),
-so a re-filter recomputes in milliseconds and no text is read.
+so a re-filter recomputes in milliseconds and no text is read. How far each figure can be trusted (the
+Wilson interval, pass@k, the paired difference) is `estimates`; `hacked` (a bool per trial, from the
+findings index: `hacked_trials`) adds the pass rate without reward hacks wherever a pass rate is counted.
 """
 
 from __future__ import annotations
@@ -12,14 +14,24 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .estimates import Difference, PassAtK, paired_difference, pass_at_ks, wilson
 from .facets import NULL_LABEL, MultiFacet
 from .trials import ERROR, FAIL, OUTCOMES, PARTIAL, PASS, UNKNOWN
 
 if TYPE_CHECKING:
+    from .findings_index import FindingsIndex
     from .session import Session
 
-GROUP_COLUMNS = ("dataset", "model", "task", "agent", "model_provider", "finding")
-"""`finding` groups by a registered multi-valued facet: a trial counts once under each of its values."""
+GROUP_COLUMNS = ("dataset", "model", "task", "agent", "model_provider", "finding", "task_health")
+"""`finding` and `task_health` group by a registered multi-valued facet: a trial counts once under each
+of its values."""
+
+
+def hacked_trials(findings: FindingsIndex) -> np.ndarray:
+    """Per trial: whether it has a finding of a reward-hack kind (`findings.REWARD_HACKS`)."""
+    from ..findings import REWARD_HACKS
+
+    return np.array([any(f.kind in REWARD_HACKS for f in found) for found in findings.findings], dtype=bool)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,15 +45,43 @@ class OutcomeCounts:
     errors: int
     unknown: int
     mean_reward: float  # over graded trials, errors counting 0; nan when none is graded
+    hacked: int | None = None
+    """Passes of trials with a reward-hack finding; None while the findings are not known."""
 
     @property
     def graded(self) -> int:
         return self.trials - self.unknown
 
     @property
+    def rewarded(self) -> int:
+        """Trials the verifier gave a reward (an error has none: it counts 0 only beside graded ones)."""
+        return self.passed + self.partial + self.failed
+
+    @property
     def pass_rate(self) -> float:
         """pass / graded trials; nan when none is graded."""
         return self.passed / self.graded if self.graded else math.nan
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The pass rate's 95% Wilson interval; nan with fewer than `estimates.MIN_GRADED` graded."""
+        return wilson(self.passed, self.graded)
+
+    @property
+    def clean_passed(self) -> int | None:
+        """Passes without a reward-hack finding; None while the findings are not known."""
+        return None if self.hacked is None else self.passed - self.hacked
+
+    @property
+    def pass_rate_without_hacks(self) -> float:
+        """Passes without a reward-hack finding / graded trials; nan when unknown or none is graded."""
+        clean = self.clean_passed
+        return clean / self.graded if clean is not None and self.graded else math.nan
+
+    @property
+    def interval_without_hacks(self) -> tuple[float, float]:
+        clean = self.clean_passed
+        return wilson(clean, self.graded) if clean is not None else (math.nan, math.nan)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +124,15 @@ class HeadToHeadRow:
 
     @property
     def diff(self) -> float:
-        """a's pass rate minus b's (nan when a side has nothing graded)."""
-        return self.a.pass_rate - self.b.pass_rate
+        """a's pass rate minus b's; nan when a side has no reward on the task (only errors or
+        ungraded attempts: the verifier said nothing of it)."""
+        return self.a.pass_rate - self.b.pass_rate if self.a.rewarded and self.b.rewarded else math.nan
+
+    @property
+    def diff_without_hacks(self) -> float:
+        if not (self.a.rewarded and self.b.rewarded):
+            return math.nan
+        return self.a.pass_rate_without_hacks - self.b.pass_rate_without_hacks
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +143,26 @@ class HeadToHead:
     a: str
     b: str
     rows: list[HeadToHeadRow]
+
+    @property
+    def compared(self) -> list[HeadToHeadRow]:
+        """The shared tasks with a reward on both sides: the ones the difference is taken over."""
+        return [r for r in self.rows if not math.isnan(r.diff)]
+
+    def difference(self, without_hacks: bool = False) -> Difference:
+        """The mean per-task difference of pass rates (A − B) with a paired bootstrap interval over the
+        compared tasks (`estimates.paired_difference`, seeded)."""
+        rows = self.compared
+        if without_hacks:
+            a = [r.a.pass_rate_without_hacks for r in rows]
+            b = [r.b.pass_rate_without_hacks for r in rows]
+        else:
+            a, b = [r.a.pass_rate for r in rows], [r.b.pass_rate for r in rows]
+        return paired_difference(np.array(a, np.float64), np.array(b, np.float64))
+
+    def side_totals(self) -> tuple[OutcomeCounts, OutcomeCounts]:
+        """Each side's counts summed over the shared tasks."""
+        return _sum_counts([r.a for r in self.rows]), _sum_counts([r.b for r in self.rows])
 
     def only_a_passes(self) -> list[HeadToHeadRow]:
         return [r for r in self.rows if r.a.passed and not r.b.passed]
@@ -111,6 +178,16 @@ class HeadToHead:
 
 
 @dataclass(frozen=True, slots=True)
+class PassAtKRow:
+    """pass@1 … pass@k of one group (a model, or a model in a dataset), its attempts split by task."""
+
+    key: tuple[str, ...]
+    ks: list[PassAtK]
+    without_hacks: list[PassAtK] | None
+    """The same with a hacked pass counted as a failure; None while the findings are not known."""
+
+
+@dataclass(frozen=True, slots=True)
 class Overview:
     """Everything the stats screen shows for one set of trials."""
 
@@ -118,6 +195,8 @@ class Overview:
     by_dataset: list[GroupRow]
     by_model: list[GroupRow]
     by_task: list[GroupRow]
+    pass_at_k: list[PassAtKRow]
+    """Per model, then (with several datasets open) per model in each dataset."""
     matrix: Matrix
     results: dict[str, int]
     episodes: Histogram
@@ -125,13 +204,17 @@ class Overview:
     size: Histogram
 
 
-def overview(session: Session, mask: np.ndarray) -> Overview:
+def overview(session: Session, mask: np.ndarray, hacked: np.ndarray | None = None) -> Overview:
     t = session.trials
+    per_model = pass_at_k(session, mask, ("model",), hacked)
+    if len(session.datasets) > 1:
+        per_model += pass_at_k(session, mask, ("model", "dataset"), hacked)
     return Overview(
-        total=_counts(np.zeros(int(mask.sum()), np.int64), t.outcome[mask], t.reward[mask], 1)[0],
-        by_dataset=group_stats(session, mask, ("dataset",)),
-        by_model=group_stats(session, mask, ("model",)),
-        by_task=group_stats(session, mask, ("task",)),
+        total=_counts(np.zeros(int(mask.sum()), np.int64), t.outcome[mask], t.reward[mask], 1, _part(hacked, mask))[0],
+        by_dataset=group_stats(session, mask, ("dataset",), hacked),
+        by_model=group_stats(session, mask, ("model",), hacked),
+        by_task=group_stats(session, mask, ("task",), hacked),
+        pass_at_k=per_model,
         matrix=matrix(session, mask),
         results=result_counts(session, mask),
         episodes=histogram(t.episodes[mask]),
@@ -140,10 +223,13 @@ def overview(session: Session, mask: np.ndarray) -> Overview:
     )
 
 
-def group_stats(session: Session, mask: np.ndarray, by: tuple[str, ...] = ("model",)) -> list[GroupRow]:
+def group_stats(
+    session: Session, mask: np.ndarray, by: tuple[str, ...] = ("model",), hacked: np.ndarray | None = None
+) -> list[GroupRow]:
     """Outcome counts per combination of GROUP_COLUMNS values present in `mask`, sorted by labels.
 
-    A multi-valued column (`finding`) counts a trial once under each of its values, NULL_LABEL if none."""
+    A multi-valued column (`finding`, `task_health`) counts a trial once under each of its values,
+    NULL_LABEL if none."""
     t = session.trials
     if not mask.any():
         return []
@@ -160,8 +246,48 @@ def group_stats(session: Session, mask: np.ndarray, by: tuple[str, ...] = ("mode
         codes.append(column)
         labels.append(names)
     combos, group = np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)
-    counts = _counts(group.reshape(-1), t.outcome[trials], t.reward[trials], len(combos))
+    counts = _counts(group.reshape(-1), t.outcome[trials], t.reward[trials], len(combos), _part(hacked, trials))
     rows = [GroupRow(tuple(names[code] for code, names in zip(combo, labels)), c) for combo, c in zip(combos, counts)]
+    return sorted(rows, key=lambda row: row.key)
+
+
+def pass_at_k(
+    session: Session, mask: np.ndarray, by: tuple[str, ...] = ("model",), hacked: np.ndarray | None = None
+) -> list[PassAtKRow]:
+    """pass@k per combination of the single-valued columns `by`, sorted by labels: each group's graded
+    trials are split into tasks (and models, when `by` has none: an attempt is a model's), and
+    `estimates.pass_at_ks` averages over those. [] when `by` names a multi-valued column."""
+    t = session.trials
+    graded = mask & (t.outcome != UNKNOWN)
+    trials = np.nonzero(graded)[0]
+    if not len(trials):
+        return []
+    columns = [_column(session, name) for name in by]
+    if any(isinstance(codes, tuple) for codes, _ in columns):
+        return []
+    unit_columns = [codes for codes, _ in columns] + [
+        _column(session, name)[0] for name in ("model", "task") if name not in by
+    ]
+    units, unit = np.unique(np.stack([c[trials] for c in unit_columns], axis=1), axis=0, return_inverse=True)
+    unit = unit.reshape(-1)
+    attempts = np.bincount(unit, minlength=len(units))
+    passes = np.bincount(unit, weights=t.outcome[trials] == PASS, minlength=len(units)).astype(np.int64)
+    clean = None
+    if hacked is not None:
+        clean_pass = (t.outcome[trials] == PASS) & ~hacked[trials]
+        clean = np.bincount(unit, weights=clean_pass, minlength=len(units)).astype(np.int64)
+    groups, group = np.unique(units[:, : len(by)], axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    rows = []
+    for index, combo in enumerate(groups):
+        mine = group == index
+        rows.append(
+            PassAtKRow(
+                tuple(labels[code] for code, (_, labels) in zip(combo, columns)),
+                pass_at_ks(attempts[mine], passes[mine]),
+                pass_at_ks(attempts[mine], clean[mine]) if clean is not None else None,
+            )
+        )
     return sorted(rows, key=lambda row: row.key)
 
 
@@ -229,7 +355,9 @@ def histogram(values: np.ndarray, bins: int = 20, log: bool = False) -> Histogra
     return Histogram(edges, counts.astype(np.int64), log)
 
 
-def head_to_head(session: Session, mask: np.ndarray, a: str, b: str, column: str = "dataset") -> HeadToHead:
+def head_to_head(
+    session: Session, mask: np.ndarray, a: str, b: str, column: str = "dataset", hacked: np.ndarray | None = None
+) -> HeadToHead:
     """Per task attempted by both `a` and `b` (labels of `column`): each side's counts and the difference.
 
     Two datasets, or two models within one dataset (pass a mask restricted to that dataset).
@@ -242,7 +370,9 @@ def head_to_head(session: Session, mask: np.ndarray, a: str, b: str, column: str
         if label not in labels:
             raise ValueError(f"no {column} {label!r}; known: {', '.join(sorted(set(labels)))}")
         side = mask & (codes == labels.index(label))
-        sides.append(_counts(tasks[side] + 1, t.outcome[side], t.reward[side], len(task_labels) + 1))
+        sides.append(
+            _counts(tasks[side] + 1, t.outcome[side], t.reward[side], len(task_labels) + 1, _part(hacked, side))
+        )
     rows = [
         HeadToHeadRow(task_labels[code - 1], left, right)
         for code, (left, right) in enumerate(zip(*sides))
@@ -273,13 +403,21 @@ def _outcome_table(group: np.ndarray, outcome: np.ndarray, groups: int) -> np.nd
     return np.bincount(group * kinds + outcome, minlength=groups * kinds).reshape(groups, kinds)
 
 
-def _counts(group: np.ndarray, outcome: np.ndarray, reward: np.ndarray, groups: int) -> list[OutcomeCounts]:
+def _part(hacked: np.ndarray | None, trials: np.ndarray) -> np.ndarray | None:
+    return None if hacked is None else hacked[trials]
+
+
+def _counts(
+    group: np.ndarray, outcome: np.ndarray, reward: np.ndarray, groups: int, hacked: np.ndarray | None = None
+) -> list[OutcomeCounts]:
+    """Counts per group code; `hacked` (aligned with `outcome`) counts the hacked passes too."""
     table = _outcome_table(group, outcome, groups)
     graded = outcome != UNKNOWN
     score = np.where(outcome == ERROR, 0.0, reward)
     sums = np.bincount(group[graded], weights=score[graded], minlength=groups)
+    hacks = None if hacked is None else np.bincount(group[hacked & (outcome == PASS)], minlength=groups)
     counts = []
-    for row, total in zip(table, sums):
+    for index, (row, total) in enumerate(zip(table, sums)):
         n_graded = int(row.sum() - row[UNKNOWN])
         counts.append(
             OutcomeCounts(
@@ -290,6 +428,23 @@ def _counts(group: np.ndarray, outcome: np.ndarray, reward: np.ndarray, groups: 
                 errors=int(row[ERROR]),
                 unknown=int(row[UNKNOWN]),
                 mean_reward=float(total) / n_graded if n_graded else math.nan,
+                hacked=None if hacks is None else int(hacks[index]),
             )
         )
     return counts
+
+
+def _sum_counts(counts: list[OutcomeCounts]) -> OutcomeCounts:
+    graded = sum(c.graded for c in counts)
+    reward = sum(c.mean_reward * c.graded for c in counts if c.graded)
+    hacked = None if any(c.hacked is None for c in counts) else sum(c.hacked or 0 for c in counts)
+    return OutcomeCounts(
+        trials=sum(c.trials for c in counts),
+        passed=sum(c.passed for c in counts),
+        partial=sum(c.partial for c in counts),
+        failed=sum(c.failed for c in counts),
+        errors=sum(c.errors for c in counts),
+        unknown=sum(c.unknown for c in counts),
+        mean_reward=reward / graded if graded else math.nan,
+        hacked=hacked if counts else None,
+    )

@@ -1,5 +1,5 @@
-"""Every trial's verifier summary ("2/3 tests") and failed test names, for the list column and the
-"failed test" facet.
+"""Every trial's verifier summary ("2/3 tests"), failed test names and their assertions, for the list
+column, the "failed test" facet and task health (`same failure`).
 
 Parsing thousands of logs takes seconds, so it runs once in the background and is kept beside the
 dataset's conversion (`verifier-index.json`); later opens read it back at once. While a download runs
@@ -18,7 +18,7 @@ import orjson
 from .facets import MultiFacet
 from .trial_cache import per_trial
 
-INDEX_FILE = "verifier-index-v1.json"
+INDEX_FILE = "verifier-index-v2.json"
 _TESTS = re.compile(r"\d+/(\d+) tests")  # VerifierReport.short() of a log with counts
 
 
@@ -26,6 +26,7 @@ _TESTS = re.compile(r"\d+/(\d+) tests")  # VerifierReport.short() of a log with 
 class VerifierIndex:
     short: list[str]  # per trial: "2/3 tests", "score 0.6" or ""
     failed: list[list[str]]  # per trial: failed test names
+    assertions: list[list[str]]  # per trial, one per failed test: the line that says why ("" if none)
 
     def tests(self, trial: int) -> int:
         """How many tests the trial's verifier log shows (0: none, or a graded log)."""
@@ -65,20 +66,29 @@ def build_verifier_index(
         raise InterruptedError("cancelled")
     session.gather_verifier_logs(progress, cancelled)
 
-    def summary(trial: int) -> tuple[str, list[str]]:
+    def summary(trial: int) -> Summary:
         report = parse_verifier(session.verifier_output(trial))
-        return report.short(), list(report.failed_tests)
+        why: dict[str, str] = {}
+        for failure in report.failures:
+            why.setdefault(failure.test, failure.assertion or "")
+        failed = list(report.failed_tests)
+        return report.short(), failed, [why.get(name, "") for name in failed]
 
     summaries = per_trial(session, INDEX_FILE, summary, _load, _dump, progress, cancelled)
-    return VerifierIndex([short for short, _ in summaries], [failed for _, failed in summaries])
+    return VerifierIndex([s[0] for s in summaries], [s[1] for s in summaries], [s[2] for s in summaries])
 
 
-def _load(data: bytes, count: int) -> list[tuple[str, list[str]]] | None:
+Summary = tuple[str, list[str], list[str]]
+"""One trial's short summary, failed tests, and their assertions."""
+_FIELDS = ("short", "failed", "assertions")
+
+
+def _load(data: bytes, count: int) -> list[Summary] | None:
     stored = orjson.loads(data)
-    if len(stored["short"]) != count or len(stored["failed"]) != count:
+    if any(len(stored.get(name, ())) != count for name in _FIELDS):
         return None
-    return list(zip(stored["short"], stored["failed"]))
+    return list(zip(*(stored[name] for name in _FIELDS)))
 
 
-def _dump(summaries: list[tuple[str, list[str]]]) -> bytes:
-    return orjson.dumps({"short": [short for short, _ in summaries], "failed": [failed for _, failed in summaries]})
+def _dump(summaries: list[Summary]) -> bytes:
+    return orjson.dumps({name: [summary[i] for summary in summaries] for i, name in enumerate(_FIELDS)})

@@ -13,12 +13,25 @@ The kinds (`model`) import at once; the engine loads on the first use of `find_f
 
 from typing import TYPE_CHECKING, Any
 
-from .model import HACKS, KIND_NAMES, KINDS, Finding, Kind, marker
+from .endings import ENDINGS, ending_kind
+from .model import HACKS, KIND_NAMES, KINDS, REWARD_HACKS, Finding, Kind, marker
 
 if TYPE_CHECKING:
     from .engine import RULES_VERSION, find_findings
 
-__all__ = ["HACKS", "KINDS", "KIND_NAMES", "RULES_VERSION", "Finding", "Kind", "find_findings", "marker"]
+__all__ = [
+    "ENDINGS",
+    "HACKS",
+    "KINDS",
+    "KIND_NAMES",
+    "REWARD_HACKS",
+    "RULES_VERSION",
+    "Finding",
+    "Kind",
+    "ending_kind",
+    "find_findings",
+    "marker",
+]
 
 
 def __getattr__(name: str) -> Any:

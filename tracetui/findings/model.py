@@ -29,8 +29,11 @@ KINDS = (
     Kind("summarized", "s", "the context was summarized and handed to a fresh agent"),
 )
 KIND_NAMES = tuple(kind.name for kind in KINDS)
+REWARD_HACKS = KIND_NAMES[:3]
+"""The reward hacks: kinds that game the verifier itself. A pass of a trial with one of them is not
+counted by the pass rate without hacks (`data.stats`); the README lists them."""
 HACKS = KIND_NAMES[:4]
-"""The kinds that say the verifier's verdict may not be earned."""
+"""The kinds that say the verifier's verdict may not be earned: the reward hacks and a false claim."""
 _ORDER = {name: i for i, name in enumerate(KIND_NAMES)}
 _MARKS = {kind.name: kind.mark for kind in KINDS}
 

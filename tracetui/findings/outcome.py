@@ -9,65 +9,18 @@ the trial's sub-agent rows; it cites the first hand-off.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
-from ..trace.outcome import ERROR
+from .endings import ending_kind
 from .model import Finding
 from .trial import Trial
-
-_CONTEXT = frozenset({"ContextLengthExceededError", "ContextWindowExceededError"})
-_INFRA = frozenset(
-    {
-        "DaytonaError",
-        "DockerError",
-        "ModalError",
-        "RunloopError",
-        "E2BError",
-        "SandboxError",
-        "EnvironmentError",
-        "EnvironmentStartTimeoutError",
-        "AgentSetupTimeoutError",
-        "AddTestsDirError",
-        "DownloadVerifierDirError",
-        "UploadError",
-        "RewardFileNotFoundError",
-        "RewardFileEmptyError",
-        "VerifierOutputParseError",
-        "NonZeroAgentExitCodeError",
-        "BadRequestError",
-        "RateLimitError",
-        "APIConnectionError",
-        "APIError",
-        "InternalServerError",
-        "ServiceUnavailableError",
-        "AuthenticationError",
-        "PermissionDeniedError",
-        "Timeout",
-        "APITimeoutError",
-    }
-)
-"""The environment, the verifier's plumbing or the model API failed: nothing the agent chose."""
-_INFRA_WORDS = re.compile(r"Daytona|Docker|Modal|Runloop|E2B|Sandbox|Environment")
-_TIMEOUT = re.compile(r"\w*TimeoutError")
 
 
 def outcome_findings(trial: Trial) -> Iterator[Finding]:
     last = len(trial.messages) - 1
-    name = (trial.result or "").strip()
-    if trial.outcome == ERROR and re.fullmatch(r"[A-Za-z_][\w.]*", name):
-        short = name.rsplit(".", 1)[-1]
-        kind = (
-            "context-overflow"
-            if short in _CONTEXT
-            else "infra-error"
-            if short in _INFRA or _INFRA_WORDS.match(short)
-            else "timeout"
-            if _TIMEOUT.fullmatch(short)
-            else None
-        )
-        if kind is not None:
-            yield trial.finding(kind, last, f"result: {name}")
+    kind = ending_kind(trial.result)
+    if kind is not None:
+        yield trial.finding(kind, last, f"result: {(trial.result or '').strip()}")
     restart = next((i for i, m in enumerate(trial.messages) if m.restart), None)
     if restart is None and not trial.summarized:
         return

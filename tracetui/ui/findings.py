@@ -22,6 +22,7 @@ from textual.worker import Worker, get_current_worker
 from ..data.facets import FilterState
 from ..data.findings_index import FACET, FindingsIndex, build_findings_index
 from ..data.session import Session
+from ..data.stats import hacked_trials
 from ..data.verifier_index import VerifierIndex
 from ..findings import KIND_NAMES, Finding
 from ..trace.sanitize import sanitize
@@ -107,6 +108,9 @@ class FindingsController:
         self.failure = ""
         self._has = np.zeros(0, dtype=bool)
         """Per trial: whether it has any finding (once the index is in)."""
+        self.hacked: np.ndarray | None = None
+        """Per trial: whether it has a reward-hack finding; None until the index is in (the pass rate
+        without hacks shows only then)."""
         if FACET not in self.session.facets.facets:
             self.session.facets.add(FindingsIndex([[] for _ in range(len(self.session))]).facet())
 
@@ -142,6 +146,7 @@ class FindingsController:
         """The index is in: the facet, the column and the pane show it (the screen then filters again)."""
         self.index = index
         self._has = np.array([bool(found) for found in index.findings], dtype=bool)
+        self.hacked = hacked_trials(index)
         self.session.facets.add(index.facet())
         self.show_trial(self.screen.trial)
         total = sum(len(found) for found in index.findings)

@@ -1,9 +1,10 @@
 """The stats screen (`S`): every figure of the filtered trials on one scrolling page.
 
 A model x task matrix (tasks down, models across, since task lists are long and model lists short),
-outcome counts per model, per dataset (when several are open) and per task, the result distribution
-and the episode / message / size distributions. Enter on a matrix cell or a table row dismisses the screen
-with a FilterState for the triage screen to apply.
+outcome counts per model (each pass rate with its 95% interval and, once the findings are in, the rate
+without reward hacks), pass@k per model, per dataset (when several are open), task health, findings
+per model and per task, the result distribution and the episode / message / size distributions. Enter on
+a matrix cell or a table row dismisses the screen with a FilterState for the triage screen to apply.
 """
 
 from __future__ import annotations
@@ -20,16 +21,18 @@ from textual.widgets import Footer, Static
 
 from ...data.facets import NULL_LABEL, FilterState, MultiFacet
 from ...data.session import Session
-from ...data.stats import GroupRow, Histogram, group_stats, overview
+from ...data.stats import GroupRow, Histogram, OutcomeCounts, group_stats, overview
+from ...data.task_health import FACET as HEALTH
+from ...data.task_health import WORDS
 from ...data.trials import OUTCOMES, outcome_of
-from ...trace.sanitize import sanitize
 from .. import keymap
-from ..format import OUTCOME_BADGES, human_size
+from ..format import OUTCOME_BADGES, human_size, short_model
 from ..widgets.bar_chart import BarChart
-from ..widgets.bars import InfoBar
+from ..widgets.bars import InfoBar, Part
 from ..widgets.cursor_list import CursorList
-from ..widgets.group_table import GroupTable
+from ..widgets.group_table import GroupTable, interval_text
 from ..widgets.matrix_view import SORTS, MatrixView
+from ..widgets.pass_at_k_table import PassAtKTable
 from ..widgets.table import DIM, Picked, TableSection, percent
 
 BAR = Style(color="cyan")
@@ -64,13 +67,51 @@ def result_bars(results: dict[str, int]) -> list[tuple[str, int, Style]]:
     return bars
 
 
-def finding_rows(session: Session, mask: np.ndarray) -> list[GroupRow]:
+def finding_rows(session: Session, mask: np.ndarray, hacked: np.ndarray | None = None) -> list[GroupRow]:
     """`tracetui stats --by finding,model` without the trials that have no finding: what each kind
     of finding counts per model (none while the findings are still being read)."""
     facet = session.facets.facets.get("finding")
     if not isinstance(facet, MultiFacet) or not len(facet.trials):
         return []
-    return [row for row in group_stats(session, mask, ("finding", "model")) if row.key[0] != NULL_LABEL]
+    return [row for row in group_stats(session, mask, ("finding", "model"), hacked) if row.key[0] != NULL_LABEL]
+
+
+def health_rows(session: Session, mask: np.ndarray, hacked: np.ndarray | None = None) -> list[GroupRow]:
+    """`tracetui stats --by task_health`, less the trials whose task has no tag."""
+    if not isinstance(session.facets.facets.get(HEALTH), MultiFacet):
+        return []
+    return [row for row in group_stats(session, mask, (HEALTH,), hacked) if row.key[0] != NULL_LABEL]
+
+
+def task_tags(session: Session, mask: np.ndarray) -> dict[str, list[str]]:
+    """Task label -> its health tags (from the registered facet), for the tasks of `mask`'s trials."""
+    facet = session.facets.facets.get(HEALTH)
+    if not isinstance(facet, MultiFacet):
+        return {}
+    t = session.trials
+    keep = mask[facet.trials]
+    tags: dict[str, list[str]] = {}
+    for trial, code in zip(facet.trials[keep].tolist(), facet.codes[keep].tolist()):
+        found = tags.setdefault(t.label("task", trial) or NULL_LABEL, [])
+        if facet.labels[code] not in found:
+            found.append(facet.labels[code])
+    return tags
+
+
+def rate_parts(counts: OutcomeCounts, short: bool = False) -> list[Part]:
+    """`pass 55.6% (95% 27–80%) · 11.1% without hacks (4 hacked passes)`, or shorter; the hack-free rate
+    only once the findings are known, the interval only with enough graded trials."""
+    parts: list[Part] = ["pass ", (percent(counts.pass_rate), "bold green")]
+    if not math.isnan(counts.interval[0]):
+        parts.append(f" ({'' if short else '95% '}{interval_text(*counts.interval)})")
+    if counts.hacked is not None and counts.graded:
+        parts += ["  ·  ", (percent(counts.pass_rate_without_hacks), "bold yellow" if counts.hacked else "bold green")]
+        plural = "es" * (counts.hacked != 1)
+        if short:
+            parts.append(f" w/o hacks (−{counts.hacked})" if counts.hacked else " w/o hacks")
+        else:
+            parts.append(f" without hacks ({counts.hacked} hacked pass{plural})")
+    return parts
 
 
 class StatsBody(VerticalScroll):
@@ -85,12 +126,15 @@ class StatsScreen(Screen[FilterState | None]):
     BINDINGS = [*keymap.STATS]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
 
-    def __init__(self, session: Session, mask: np.ndarray) -> None:
+    def __init__(self, session: Session, mask: np.ndarray, hacked: np.ndarray | None = None) -> None:
+        """`hacked`: per trial, whether it has a reward-hack finding (None while the findings are read)."""
         super().__init__()
         self.session = session
         self.mask = mask
-        self.figures = overview(session, mask)
-        self.findings = finding_rows(session, mask)
+        self.figures = overview(session, mask, hacked)
+        self.findings = finding_rows(session, mask, hacked)
+        self.health = health_rows(session, mask, hacked)
+        self.tags = task_tags(session, mask)
 
     def compose(self) -> ComposeResult:
         yield InfoBar(id="stats-header")
@@ -100,15 +144,30 @@ class StatsScreen(Screen[FilterState | None]):
                 "Task × model pass rates  (hjkl move · Enter filters to the cell · o sorts)",
             )
             yield InfoBar(id="matrix-cell")
-            yield TableSection(GroupTable("model", id="stats-models"), "Per model")
+            yield TableSection(
+                GroupTable("model", id="stats-models"),
+                "Per model  (95%: Wilson interval of the pass rate · w/o hack: passes without a reward-hack finding)",
+            )
+            if self.figures.pass_at_k:
+                yield TableSection(
+                    PassAtKTable("model", "dataset", id="stats-pass-at-k"),
+                    "pass@k  (unbiased, averaged over tasks · (n): the n tasks with at least k graded attempts)",
+                )
             if len(self.session.datasets) > 1:
                 yield TableSection(GroupTable("dataset", id="stats-datasets"), "Per dataset")
+            if self.health:
+                yield TableSection(
+                    GroupTable("task_health", note_title="tasks", id="stats-health"),
+                    "Task health  (from all of each task's trials"
+                    + ("" if self._failures_known else "; same-failure once the verifier logs are read")
+                    + " · Enter filters to the tag)",
+                )
             if self.findings:
                 yield TableSection(
                     GroupTable("finding", "model", id="stats-findings"),
                     "Findings × model  (trials with each kind of finding · Enter filters to the row)",
                 )
-            yield TableSection(GroupTable("task", id="stats-tasks"), "Per task")
+            yield TableSection(GroupTable("task", note_title="health", id="stats-tasks"), "Per task")
             with Container(id="stats-charts"):
                 yield Static(id="chart-results")
                 yield Static(id="chart-episodes")
@@ -125,9 +184,24 @@ class StatsScreen(Screen[FilterState | None]):
         by_task = {row.key[0]: row.counts for row in figures.by_task}
         self.matrix.set_matrix(figures.matrix, [by_task[task] for task in figures.matrix.columns])
         self.query_one("#stats-models", GroupTable).set_rows(figures.by_model)
+        if figures.pass_at_k:
+            self.query_one("#stats-pass-at-k", PassAtKTable).set_rows(figures.pass_at_k)
         if len(self.session.datasets) > 1:
             self.query_one("#stats-datasets", GroupTable).set_rows(figures.by_dataset)
-        self.query_one("#stats-tasks", GroupTable).set_rows(figures.by_task)
+        if self.health:
+            counts: dict[str, int] = {}
+            for tags in self.tags.values():
+                for tag in tags:
+                    counts[tag] = counts.get(tag, 0) + 1
+            notes = {
+                row.key: f"{counts.get(row.key[0], 0)} task{'s' * (counts.get(row.key[0], 0) != 1)}"
+                for row in self.health
+            }
+            self.query_one("#stats-health", GroupTable).set_rows(self.health, notes)
+        words: dict[tuple[str, ...], str] = {
+            (task,): " ".join(WORDS[tag] for tag in tags) for task, tags in self.tags.items()
+        }
+        self.query_one("#stats-tasks", GroupTable).set_rows(figures.by_task, words)
         if self.findings:
             self.query_one("#stats-findings", GroupTable).set_rows(self.findings)
         self.query_one("#chart-results", Static).update(BarChart("Results", result_bars(figures.results)))
@@ -142,6 +216,11 @@ class StatsScreen(Screen[FilterState | None]):
         self.matrix.focus()
         self.call_after_refresh(self._refresh_headers)
 
+    @property
+    def _failures_known(self) -> bool:
+        facet = self.session.facets.facets.get(HEALTH)
+        return facet is not None and "same-failure" in facet.labels
+
     def on_resize(self) -> None:
         """Tables take at most part of the height, so the page shows more than one section at a time.
 
@@ -149,7 +228,7 @@ class StatsScreen(Screen[FilterState | None]):
         """
         height = self.size.height
         self.matrix.styles.max_height = max(4, height * 3 // 5)
-        for table in self.query(GroupTable):
+        for table in [*self.query(GroupTable), *self.query(PassAtKTable)]:
             table.styles.max_height = max(3, height * 2 // 5)
 
     def _refresh_headers(self) -> None:
@@ -157,17 +236,23 @@ class StatsScreen(Screen[FilterState | None]):
             section.refresh_header()
 
     def _show_totals(self) -> None:
+        """Counts, the pass rate with its interval and without hacks: longest first, the rates kept."""
         total = self.figures.total
-        parts: list[tuple[str, str] | str] = [
-            ("Stats ", "bold"),
-            f" {total.trials:,} of {len(self.session):,} trials  ·  pass ",
-            (percent(total.pass_rate), "bold green"),
-            f" ({total.passed:,}/{total.graded:,} graded)  ·  partial {total.partial:,}  ·  fail {total.failed:,}"
-            f"  ·  error {total.errors:,}  ·  not graded {total.unknown:,}",
-        ]
+        graded = f"  ·  {total.passed:,}/{total.graded:,} graded"
+        rest = (
+            f"  ·  partial {total.partial:,}  ·  fail {total.failed:,}  ·  error {total.errors:,}"
+            f"  ·  not graded {total.unknown:,}"
+        )
         if not math.isnan(total.mean_reward):
-            parts.append(f"  ·  mean reward {total.mean_reward:.2f}")
-        self.query_one("#stats-header", InfoBar).show(*parts)
+            rest += f"  ·  mean reward {total.mean_reward:.2f}"
+        head: list[Part] = [("Stats ", "bold"), f" {total.trials:,} of {len(self.session):,} trials  ·  "]
+        short: list[Part] = [("Stats ", "bold"), f" {total.trials:,}/{len(self.session):,}  ·  "]
+        self.query_one("#stats-header", InfoBar).show_versions(
+            [*head, *rate_parts(total), graded, rest],
+            [*head, *rate_parts(total), graded],
+            [*head, *rate_parts(total)],
+            [*short, *rate_parts(total, short=True)],
+        )
 
     @on(CursorList.CursorMoved, "#stats-matrix")
     def _cell_moved(self) -> None:
@@ -178,12 +263,28 @@ class StatsScreen(Screen[FilterState | None]):
             return
         model, task, trials, passed, graded = cell
         rate = percent(passed / graded) if graded else "—"
-        bar.show(
-            (sanitize(model), "cyan"),
-            " × ",
-            (sanitize(task), "bold"),
-            f":  {passed} passed of {graded} graded ({rate})  ·  {trials} trial{'s' if trials != 1 else ''}",
+        plural = "s" * (trials != 1)
+        figures = (
+            f":  {passed} passed of {graded} graded ({rate})  ·  {trials} trial{plural}" if trials else ":  no trials"
         )
+        self._show_cell(model, task, figures)
+
+    def _show_cell(self, model: str, task: str, text: str, style: str = "", alone: str = "") -> None:
+        """The line under the matrix: the cell's model and task, then `text` (the model shortened first;
+        `alone`, if given, says it all when neither fits)."""
+        versions: list[list[Part]] = [
+            [(model, "cyan"), " × ", (task, "bold"), (text, style)],
+            [(short_model(model), "cyan"), " × ", (task, "bold"), (text, style)],
+        ]
+        if alone:
+            versions.append([(alone, style)])
+        self.query_one("#matrix-cell", InfoBar).show_versions(*versions)
+
+    @on(MatrixView.Empty)
+    def _empty_cell(self, event: MatrixView.Empty) -> None:
+        """Filters that would list nothing are not applied: the line under the matrix says so."""
+        text = "no trials, nothing to filter to."
+        self._show_cell(event.model, event.task, f":  {text}", "italic", f"This cell has {text}")
 
     @on(Picked)
     def _picked(self, event: Picked) -> None:

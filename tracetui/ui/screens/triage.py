@@ -40,6 +40,7 @@ from .. import keymap
 from ..commands import SortCommands
 from ..filter_commands import FilterValueCommands
 from ..findings import FindingsController, FindingsIndexed, FindingsProgress
+from ..task_health import show_task_health
 from ..triage.external import EDITOR, PAGER, copy_text, open_external
 from ..triage.fetch import Fetched, FetchFailed, TrialFetch
 from ..triage.labels import RETRY_SECONDS, LabelBook
@@ -192,6 +193,7 @@ class TriageScreen(Screen[None]):
     def on_mount(self) -> None:
         self._report_store()
         self._labels_column()
+        show_task_health(self.session, self.trial_list)
         self.conversation.border_title = "conversation"
         self.verifier.border_title = "verifier"
         self._show_facets()
@@ -241,6 +243,7 @@ class TriageScreen(Screen[None]):
     def _verifiers_indexed(self, event: VerifiersIndexed) -> None:
         index = self.verifier_index = event.index
         self.session.facets.add(index.facet())
+        show_task_health(self.session, self.trial_list, index)
         self.trial_list.set_column(
             Column(
                 "tests",
@@ -331,7 +334,7 @@ class TriageScreen(Screen[None]):
     def _update_header(self, order: np.ndarray) -> None:
         search = self.search_result.pattern if self.search_result is not None else None
         filters = filters_text(self.state, self.trial_list.model_names, search)
-        versions = header_versions(self.session, order, filters, self.labels.unsaved)
+        versions = header_versions(self.session, order, filters, self.findings.hacked, unsaved=self.labels.unsaved)
         self.query_one("#header", InfoBar).show_versions(*versions)
 
     def toggle_filter(self, facet: str, label: str) -> None:
@@ -873,12 +876,12 @@ class TriageScreen(Screen[None]):
     def action_stats(self) -> None:
         from .stats import StatsScreen
 
-        self.app.push_screen(StatsScreen(self.session, self._visible()), self._apply_picked)
+        self.app.push_screen(StatsScreen(self.session, self._visible(), self.findings.hacked), self._apply_picked)
 
     def action_head_to_head(self) -> None:
         from .headtohead import HeadToHeadScreen
 
-        self.app.push_screen(HeadToHeadScreen(self.session, self._visible()), self._apply_picked)
+        self.app.push_screen(HeadToHeadScreen(self.session, self._visible(), self.findings.hacked), self._apply_picked)
 
     def action_compare(self) -> None:
         """c: choose the other side in the picker, then compare side by side."""

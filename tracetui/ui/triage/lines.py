@@ -29,39 +29,58 @@ def filters_text(state: FilterState, model_names: dict[str, str], search_pattern
     return " ".join(parts)
 
 
-def header_versions(session: Session, order: np.ndarray, filters: str, unsaved: int = 0) -> list[list[Part]]:
+def header_versions(
+    session: Session, order: np.ndarray, filters: str, hacked: np.ndarray | None = None, unsaved: int = 0
+) -> list[list[Part]]:
     """Sources, counts, pass rate and filters; the filters and pass rate stay the longest, a long local
-    path shortens to its file or folder name before the sources drop. Label and note changes held in
+    path shortens to its file or folder name before the sources drop. `hacked` (per trial, once the
+    findings are in) adds the pass rate without reward hacks beside it. Label and note changes held in
     memory (`unsaved`) lead every version, however narrow, until the disk takes them."""
     outcome = session.trials.outcome[order]
     rated = np.count_nonzero(outcome != UNKNOWN)
     passed = np.count_nonzero(outcome == PASS)
     rate: Part = (f"{100 * passed / rated:.1f}%" if rated else "—", "bold green")
+    hacked_passes = hacked[order] & (outcome == PASS) if hacked is not None else None
+    long, mid, short = hack_free_parts(int(passed), int(rated), hacked_passes)
     names = [
         (ds.source.display or ds.label) + (f"@{ds.source.revision[:8]}" if ds.source.revision else "")
         for ds in session.datasets
     ]
     sources: Part = (", ".join(names), "cyan")
     # a local path as typed can be long: its last part names it well enough when room is short
-    short: Part = (
+    short_sources: Part = (
         ", ".join(n if ds.source.hub is not None else Path(n).name or n for n, ds in zip(names, session.datasets)),
         "cyan",
     )
     tail: list[Part] = [("  ·  ", ""), (filters, "yellow")] if filters else []
     short_tail: list[Part] = [(" · ", ""), (filters, "yellow")] if filters else []
     counts = f"{len(order):,}/{len(session):,}"
+    rows = f"  ·  {session.num_rows:,} rows"
     versions: list[list[Part]] = [
-        [("tracetui ", "bold"), sources, f"  ·  {counts} trials  ·  {session.num_rows:,} rows  ·  pass ", rate, *tail],
-        [sources, f"  ·  {counts} trials  ·  pass ", rate, *tail],
-        [sources, f" · {counts} · pass ", rate, *short_tail],
-        *([[short, f" · {counts} · pass ", rate, *short_tail]] if short != sources else []),
-        [f"{counts} trials · pass ", rate, *short_tail],
-        [f"{counts} · pass ", rate, *short_tail],
+        [("tracetui ", "bold"), sources, f"  ·  {counts} trials{rows}  ·  pass ", rate, *long, *tail],
+        [("tracetui ", "bold"), sources, f"  ·  {counts} trials{rows}  ·  pass ", rate, *mid, *tail],
+        [sources, f"  ·  {counts} trials  ·  pass ", rate, *mid, *tail],
+        [sources, f" · {counts} · pass ", rate, *short, *short_tail],
+        *([[short_sources, f" · {counts} · pass ", rate, *short, *short_tail]] if short_sources != sources else []),
+        [f"{counts} trials · pass ", rate, *short, *short_tail],
+        [f"{counts} · pass ", rate, *short, *short_tail],
+        *([[f"{counts} · pass ", rate, *short_tail]] if short and filters else []),  # the filters come first
     ]
     if not unsaved:
         return versions
     marker: Part = (f"⚠ {unsaved:,} unsaved", "bold white on red")
     return [[marker, " ", *version] for version in versions]
+
+
+def hack_free_parts(passed: int, rated: int, hacked_passes: np.ndarray | None) -> tuple[list[Part], ...]:
+    """The pass rate without reward hacks, long to short (`· 11.1% without hacks (4 hacked passes)`); nothing
+    before the findings are in (`hacked_passes` None; else per listed trial, whether it is a hacked pass)."""
+    if hacked_passes is None or not rated:
+        return [], [], []
+    hacks = int(np.count_nonzero(hacked_passes))
+    clean: Part = (f"{100 * (passed - hacks) / rated:.1f}%", "bold yellow" if hacks else "bold green")
+    count = f" ({hacks:,} hacked pass{'es' * (hacks != 1)})"
+    return [" · ", clean, f" without hacks{count}"], [" · ", clean, " without hacks"], [" · ", clean, " w/o hacks"]
 
 
 def position_versions(session: Session, trial: int, model: str, conversation: ConversationView) -> list[list[Part]]:

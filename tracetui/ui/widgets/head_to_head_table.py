@@ -74,7 +74,8 @@ class HeadToHeadTable(TableView):
         segments = cells([(row.task, task, None, False)])
         for counts in (row.a, row.b):
             segments += badges(counts, badge)
-            segments += cells([(percent(counts.pass_rate), 4, rate_style(counts.pass_rate), True)])
+            rate = counts.pass_rate if counts.rewarded else math.nan  # only errors: the verifier said nothing
+            segments += cells([(percent(rate), 4, rate_style(rate), True)])
         diff = "—" if math.isnan(row.diff) else f"{round(100 * row.diff):+d}"
         segments += cells([(diff, 5, DIM if diff in ("—", "+0") else None, True)])
         return self.line_strip(segments, width, CURSOR if selected else None)
