@@ -187,6 +187,8 @@ class TriageScreen(Screen[None]):
         self._show_facets()
         self.apply_filters(keep=self._start_trial)
         self.trial_list.focus()
+        if self.session.notes:  # what opening skipped (bad JSON Lines lines): said once
+            self.status("; ".join(self.session.notes), hold=True)
         self.call_after_refresh(self._settle)
 
     def _settle(self) -> None:
