@@ -132,6 +132,40 @@ def test_invalid_utf8_in_metadata_and_text_columns(base, base_numbers, tmp_path)
     assert sum("PASSED \ufffd ok" in log for log in logs_read) == 1
 
 
+def test_invalid_utf8_read_from_the_hub_is_the_same_as_converted(base, tmp_path, monkeypatch):
+    """Before the download: the metadata, the row groups of a trial and the streamed verifier column."""
+    from tracetui.data.verifier_index import build_verifier_index
+
+    from .hub_server import FakeHub, use_hub
+
+    providers = [None if v is None else v.encode() + b"\xff" for v in base.column("model_provider").to_pylist()]
+    logs = [b"PASSED t::a \xc3\n=== 1 passed in 1s ===" for _ in range(base.num_rows)]
+    table = with_column(
+        with_column(base, "model_provider", invalid_strings(providers)), "verifier_output", invalid_strings(logs)
+    )
+    contents = table.column("conversations").combine_chunks()
+    raw = [v.encode() + b"\xfe" for v in contents.values.field("content").to_pylist()]
+    messages = pa.StructArray.from_arrays([contents.values.field("role"), invalid_strings(raw)], ["role", "content"])
+    table = with_column(table, "conversations", pa.ListArray.from_arrays(contents.offsets, messages))
+    (tmp_path / "hub" / "data").mkdir(parents=True)
+    pq.write_table(table, tmp_path / "hub" / "data" / "train-00000-of-00001.parquet", row_group_size=50)
+    with FakeHub({"org/bad": tmp_path / "hub"}) as hub:
+        use_hub(monkeypatch, hub.url)
+        remote = open_session(prepare([SourceSpec("org/bad")], progressive=True))
+        assert remote.remote == [0]
+        local = open_session(prepare([SourceSpec(str(tmp_path / "hub"))]))
+        assert build_verifier_index(remote).short == build_verifier_index(local).short  # the streamed logs
+        for trial in range(len(remote)):
+            assert remote.info(trial).provider.endswith("\ufffd")
+            remote.load(trial)
+            assert remote.history(trial) == local.history(trial)
+            assert (
+                remote.verifier_output(trial)
+                == local.verifier_output(trial)
+                == "PASSED t::a \ufffd\n=== 1 passed in 1s ==="
+            )
+
+
 def test_data_converted_before_it_was_checked_reads_as_replacement_characters(base, tmp_path, monkeypatch):
     """A conversion cache written with invalid UTF-8 in it (as conversions were before they validated)."""
     contents = base.column("conversations").combine_chunks()
