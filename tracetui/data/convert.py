@@ -51,8 +51,9 @@ _SUB_AGENT_FILE = re.compile(r"\.(summarization-\d+-(?:summary|questions|answers
 EPISODE_NUMBER = r"^(?:\D*[A-Za-z_][-_ ]?|\s*)(?P<n>\d{1,9})\s*$"
 """`episode-K` (or `K`, `episode_K`…) with K below 10^9; anything else (`-1`, `episode-99999999999`, a
 100,000-digit number, `0.5`) is no episode number: the row is placed by its conversation instead."""
-PREFIX_BYTES = 1 << 16
-"""Bytes of a row's first two messages that its prefix digest reads (with their lengths)."""
+PREFIX_SAMPLE = 2048
+"""Bytes from the start of a row's second message that its prefix digest reads (with the end of the
+first message and both lengths): enough to tell conversations apart, and bounded per row."""
 
 Progress = Callable[[float, str], None]
 
@@ -334,21 +335,26 @@ def prefixes(data: pa.RecordBatch) -> dict[str, np.ndarray]:
 
     Rows of one conversation share their first two messages (each row repeats the one before it), and
     a summarization restarts it from the first prompt and a hand-off: what `trials.group_rows` needs to
-    group and order rows that have no episode number. The digest is a CRC-32 of the messages' bytes
-    (their first `PREFIX_BYTES`) beside the two lengths."""
+    group and order rows that have no episode number. The digest is a CRC-32 of the end of the first
+    message and the start of the second (`PREFIX_SAMPLE`) beside the two lengths: one C call per row."""
     conversation = data.column(0)
     offsets = conversation.offsets.to_numpy(zero_copy_only=False).astype(np.int64)
     content = conversation.values.field("content")
     raw_offsets, buffer = content.buffers()[1:3]  # content is a plain string array (int32 offsets)
-    bounds = np.frombuffer(raw_offsets, dtype=np.int32)[content.offset : content.offset + len(content) + 1]
+    bounds = np.frombuffer(raw_offsets, dtype=np.int32)[content.offset : content.offset + len(content) + 1].astype(
+        np.int64
+    )
     rows = np.nonzero(np.diff(offsets) >= 2)[0]
     first = offsets[rows]
     start, middle, end = bounds[first], bounds[first + 1], bounds[first + 2]
     text = memoryview(buffer if buffer is not None else b"")
+    checksums = [
+        zlib.crc32(text[b : min(c, b + PREFIX_SAMPLE)], zlib.crc32(text[max(a, b - 512) : b]))
+        for a, b, c in zip(start.tolist(), middle.tolist(), end.tolist())
+    ]
+    lengths = ((middle - start) * 1_000_003 + (end - middle)) & ((1 << 30) - 1)
     digest = np.zeros(len(conversation), dtype=np.int64)
-    for row, a, b, c in zip(rows.tolist(), start.tolist(), middle.tolist(), end.tolist()):
-        lengths = ((b - a) * 1_000_003 + (c - b)) & ((1 << 30) - 1)
-        digest[row] = ((zlib.crc32(text[a : min(c, a + PREFIX_BYTES)]) << 30) | lengths) + 1  # never 0
+    digest[rows] = ((np.array(checksums, dtype=np.int64) << 30) | lengths) + 1  # never 0
     handoff = np.zeros(len(conversation), dtype=bool)
     if len(rows):
         second = content.take(pa.array(first + 1))
