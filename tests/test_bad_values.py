@@ -174,12 +174,16 @@ def test_data_converted_before_it_was_checked_reads_as_replacement_characters(ba
     raw = [v.encode() for v in texts.to_pylist()]
     raw[0] = raw[0][:10] + b"\xff" + raw[0][10:]
     messages = pa.StructArray.from_arrays([contents.values.field("role"), invalid_strings(raw)], ["role", "content"])
-    pq.write_table(with_column(base, "conversations", pa.ListArray.from_arrays(contents.offsets, messages)), path)
+    table = with_column(base, "conversations", pa.ListArray.from_arrays(contents.offsets, messages))
+    for name in ("date", "model_provider"):
+        table = with_column(table, name, invalid_strings([b"\xff" + v.encode() for v in base.column(name).to_pylist()]))
+    pq.write_table(table, path)
     monkeypatch.setattr(convert_module, "valid_utf8", lambda array: array)
     session = open_session(prepare([SourceSpec(str(path))]))
     monkeypatch.undo()
     first = next(t for t in range(len(session)) if 0 in session.trials.rows(t))
     assert "\ufffd" in session.history(first).messages[0].content
+    assert session.info(first).date.startswith("\ufffd") and session.info(first).provider.startswith("\ufffd")
 
 
 def test_utf8_repair_keeps_the_valid_values_and_the_shape():

@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 
 from ..trace.outcome import ERROR, FAIL, OUTCOMES, PARTIAL, PASS, UNKNOWN, outcome_of  # noqa: F401 (the data layer's names)
 from .dataset import Storage
+from .utf8 import python_values
 
 LABEL_COLUMNS = ("agent", "model", "model_provider", "task", "result", "run_id", "trial_name", "trace_source")
 KEY_COLUMNS = ("run_id", "trial_name", "task", "model", "agent")
@@ -136,7 +137,7 @@ def _codes(column: pa.ChunkedArray) -> tuple[np.ndarray, list]:
     if not pa.types.is_dictionary(array.type):
         array = pc.dictionary_encode(array)
     codes = pc.fill_null(array.indices, -1).to_numpy(zero_copy_only=False).astype(np.int32)
-    return codes, array.dictionary.to_pylist()
+    return codes, python_values(array.dictionary)
 
 
 def _combined_key(columns: list[np.ndarray], sizes: list[int]) -> np.ndarray:
@@ -297,7 +298,7 @@ def group_rows(ds: Storage) -> Trials:
     sub_rows, sub_owner = subs[sub_order], owner[sub_order]
     sub_offsets = np.searchsorted(sub_owner, np.arange(count + 1)).astype(np.int64)
 
-    dates = meta.column("date").take(pa.array(trial_rows)).to_pylist() if count else []
+    dates = python_values(meta.column("date").take(pa.array(trial_rows)).combine_chunks()) if count else []
     return Trials(
         dataset=np.zeros(count, dtype=np.int16),
         labels={c: labels[c] for c in LABEL_COLUMNS},
