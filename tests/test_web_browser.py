@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .test_hostile_pty import FORBIDDEN
 from .web_helpers import IMG, SCRIPT, WAIT, hostile_dataset, served
@@ -121,10 +122,14 @@ def test_the_app_in_chromium_with_hostile_content(tmp_path):
 
 
 def wait_for_screen(page: Page, text: str) -> str:
-    """The terminal's rows once they show `text`."""
-    page.wait_for_function(
-        f"(text) => window.__terminal !== undefined && ({SCREEN})().includes(text)", arg=text, timeout=WAIT * 1000
-    )
+    """The terminal's rows once they show `text` (what they showed instead, if they never do)."""
+    try:
+        page.wait_for_function(
+            f"(text) => window.__terminal !== undefined && ({SCREEN})().includes(text)", arg=text, timeout=WAIT * 1000
+        )
+    except PlaywrightTimeout:
+        shown = page.evaluate(f"window.__terminal === undefined ? '(no terminal)' : ({SCREEN})()")
+        raise AssertionError(f"the page never showed {text!r}; its last lines:\n{shown[-800:]}") from None
     return page.evaluate(SCREEN)
 
 

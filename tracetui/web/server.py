@@ -129,12 +129,12 @@ class TraceServer(Server):
             except OSError as exc:
                 reason = os.strerror(exc.errno) if exc.errno else str(exc)
                 raise SourceError(f"cannot listen on {self.host}:{self.port} ({reason})") from None
-            self.port = runner.addresses[0][1]  # port 0 asked the system for one
-            announce(self.port)
             stop = asyncio.Event()
             loop = asyncio.get_running_loop()
-            for signum in (signal.SIGINT, signal.SIGTERM):
+            for signum in (signal.SIGINT, signal.SIGTERM):  # before the URL is out: a Ctrl+C at once stops cleanly
                 loop.add_signal_handler(signum, stop.set)
+            self.port = runner.addresses[0][1]  # port 0 asked the system for one
+            announce(self.port)
             await stop.wait()
         finally:
             await runner.cleanup()
