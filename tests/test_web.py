@@ -53,7 +53,7 @@ def test_a_public_host_is_warned_about_and_a_busy_port_is_one_line(tmp_path):
         result = run_web(str(hostile_dataset(tmp_path)), "--host", "0.0.0.0", "--port", str(port))
     assert result.returncode == 2
     warning, failure = result.stderr.splitlines()
-    assert warning.startswith("tracetui: warning: listening on 0.0.0.0: anyone who can reach this machine")
+    assert warning.startswith("tracetui: warning: listening on 0.0.0.0: anyone who can reach this machine can try")
     assert failure == f"tracetui: cannot listen on 0.0.0.0:{port} (Address already in use)"
     assert result.stdout == ""
 
@@ -82,18 +82,23 @@ def test_websocket_refusals():
 
 def test_the_session_command_quotes_every_argument():
     argv = ["--split=train", "--filter=task=a b", "--", "it's $HOME; ok/x.parquet", "`touch pwned`", "a\nb"]
-    words = shlex.split(session_command(argv))
-    assert words[:2] == ["exec", "env"]
+    words = shlex.split(session_command(argv, private=True))
+    assert words[:4] == ["exec", "env", "-u", "TRACETUI_WEB_TOKEN"]  # the apps do not get the token
+    assert "TRACETUI_WEB_LOCAL=1" in words  # a page on localhost: it may write the browser's clipboard
     assert words[-len(argv) - 3 :] == [sys.executable, "-m", "tracetui", *argv]
+    assert "TRACETUI_WEB_LOCAL=1" not in shlex.split(session_command(argv, private=False))
 
 
 def test_it_serves_this_machine_only_and_prints_the_url(tmp_path):
     with served(str(hostile_dataset(tmp_path))) as server:
         assert server.url == f"http://127.0.0.1:{server.port}"
+        assert server.token is not None and len(server.token) == 48  # random, in the URL printed
         assert listening_addresses(server.port) == {"127.0.0.1"}
         hint = server.process.stdout.readline()
         assert f"ssh -L {server.port}:localhost:{server.port} " in hint
-        assert f"open http://localhost:{server.port}" in hint
+        assert f"open http://localhost:{server.port}/?token={server.token}" in hint
+    with served(str(hostile_dataset(tmp_path))) as again:
+        assert again.token != server.token  # a new one at every start
 
 
 async def test_the_page_uses_the_address_the_browser_used(tmp_path):
@@ -101,7 +106,7 @@ async def test_the_page_uses_the_address_the_browser_used(tmp_path):
     with served(str(hostile_dataset(tmp_path))) as server:
         async with (
             aiohttp.ClientSession() as http,
-            http.get(server.url, headers={"Host": "localhost:9000"}) as response,
+            http.get(server.page, headers={"Host": "localhost:9000"}) as response,
         ):
             page = await response.text()
     assert 'data-session-websocket-url="ws://localhost:9000/ws"' in page
@@ -110,7 +115,7 @@ async def test_the_page_uses_the_address_the_browser_used(tmp_path):
 
 async def test_websockets_from_other_sites_are_refused(tmp_path):
     with served(str(hostile_dataset(tmp_path))) as server:
-        socket_url = f"{server.url}/ws"
+        socket_url = f"{server.url}/ws?token={server.token}"
         async with aiohttp.ClientSession() as http:
             for headers in (
                 {"Origin": "http://evil.example"},
@@ -126,11 +131,60 @@ async def test_websockets_from_other_sites_are_refused(tmp_path):
         assert not settle(lambda: alive(apps)), "closing the tab did not end its app"
 
 
+async def test_nothing_answers_without_the_token(tmp_path):
+    """No token or a wrong one: no page, no WebSocket (so no app), no download; the static files only."""
+    with served(str(hostile_dataset(tmp_path))) as server:
+        async with aiohttp.ClientSession() as http:
+            for query in ("", "?token=", "?token=wrong"):
+                async with http.get(f"{server.url}/{query}") as response:
+                    assert response.status == 403 and "/?token=" in await response.text()
+                    assert "Set-Cookie" not in response.headers
+                with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                    await http.ws_connect(f"{server.url}/ws{query}")
+                assert refused.value.status == 403
+            async with http.get(f"{server.url}/download/0123456789abcdef") as response:
+                assert response.status == 403
+            async with http.get(f"{server.url}/static/js/textual.js") as response:
+                assert response.status == 200
+            assert not children(server.process.pid)  # no app was started
+        # the page with the token sets it as this server's cookie, which the page's WebSocket carries
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:  # (an IP address)
+            async with http.get(server.page) as response:
+                assert response.status == 200
+                cookie = response.cookies[f"tracetui-token-{server.port}"]
+                assert cookie.value == server.token and cookie["httponly"] and cookie["samesite"] == "Strict"
+            async with http.ws_connect(f"{server.url}/ws") as ws:  # the cookie jar sends it
+                assert "calm-task" in await screen_text(ws, "calm-task")
+
+
+async def test_a_token_of_ones_own_and_none_at_all(tmp_path, monkeypatch):
+    dataset = str(hostile_dataset(tmp_path))
+    with served(dataset, "--token", "my secret/token") as server:
+        assert server.token == "my secret/token"  # quoted in the URL printed, and unquoted by the page
+        async with aiohttp.ClientSession() as http, http.get(server.page) as response:
+            assert response.status == 200
+    monkeypatch.setenv("TRACETUI_WEB_TOKEN", "from-the-environment")  # kept out of the command line
+    with served(dataset) as server:
+        assert server.token == "from-the-environment"
+        assert "from-the-environment" not in Path(f"/proc/{server.process.pid}/cmdline").read_text()
+    monkeypatch.delenv("TRACETUI_WEB_TOKEN")
+    with served(dataset, "--no-token") as server:
+        assert server.token is None and server.page == server.url
+        warning = server.process.stderr.readline()
+        assert warning.startswith("tracetui: warning: --no-token: every user of this machine can open the app")
+        async with aiohttp.ClientSession() as http, http.get(server.url) as response:
+            assert response.status == 200
+    result = run_web(dataset, "--token", " ")
+    assert (result.returncode, result.stderr) == (2, "tracetui: --token is empty (--no-token serves without one)\n")
+    result = run_web(dataset, "--token", "x", "--no-token")
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "not allowed with" in result.stderr
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL], ids=["stopped", "killed"])
 async def test_the_apps_end_with_the_server(tmp_path, signum):
     """Stopped, the server tells each app to quit; killed, each app sees its input end and quits."""
     with served(str(hostile_dataset(tmp_path))) as server:
-        async with aiohttp.ClientSession() as http, http.ws_connect(f"{server.url}/ws") as ws:
+        async with aiohttp.ClientSession() as http, http.ws_connect(f"{server.url}/ws?token={server.token}") as ws:
             await screen_text(ws, "calm-task")
             apps = children(server.process.pid)
             assert apps

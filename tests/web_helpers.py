@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 from .conftest import trial_rows, write_parquet
 from .test_hostile_pty import PAYLOAD
@@ -46,8 +47,14 @@ def hostile_dataset(folder: Path) -> Path:
 @dataclass
 class Served:
     process: subprocess.Popen
-    url: str
+    url: str  # the server's address, http://host:port (no path)
     port: int
+    token: str | None  # the token of the URL it printed (None with --no-token)
+
+    @property
+    def page(self) -> str:
+        """The URL it printed: the page, with its token."""
+        return self.url if self.token is None else f"{self.url}/?token={self.token}"
 
     def stop(self, signum: int = signal.SIGINT) -> int:
         """Stop the server the way a user does (Ctrl+C by default) and return its exit code."""
@@ -63,24 +70,28 @@ def run_web(*args: str, **kwargs) -> subprocess.CompletedProcess:
 
 
 @contextmanager
-def served(*args: str) -> Iterator[Served]:
-    """`tracetui web ARGS --port 0` until the block ends; then no process of its group may be left."""
+def served(*args: str, cwd: Path | None = None) -> Iterator[Served]:
+    """`tracetui web ARGS --port 0` (in `cwd`) until the block ends; then no process of its group may be left."""
     process = subprocess.Popen(
         [sys.executable, "-m", "tracetui", "web", *args, "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        cwd=cwd,
     )
     try:
         line = _read_line(process)
         assert line.startswith("tracetui: serving at http://"), (
             f"no URL printed: {line!r} {process.stderr.read() if process.poll() is not None else ''}"
         )
-        url = line.split()[3]
-        yield Served(process, url, int(url.rsplit(":", 1)[1]))
+        printed = urlsplit(line.split()[3])
+        token = parse_qs(printed.query).get("token", [None])[0]
+        assert printed.path == ("/" if token else ""), line
+        served = Served(process, f"{printed.scheme}://{printed.netloc}", printed.port or 80, token)
+        yield served
         if process.poll() is None:
-            assert Served(process, url, 0).stop() == 0
+            assert served.stop() == 0
         left = settle(lambda: group_members(process.pid))
         assert not left, f"processes left behind: {left}"
     finally:

@@ -31,6 +31,8 @@ def open_sources(args) -> Session:
     """The session of the command line's sources, converting what is new with progress on stderr."""
     session = open_session(prepare(source_specs(args)), print_progress)
     end_progress()
+    for note in session.notes:
+        print(f"tracetui: {note}", file=sys.stderr)
     return session
 
 

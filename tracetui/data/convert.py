@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -18,8 +19,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ..trace.harness import HANDOFF_PROMPT
 from .errors import SourceError, first_line
-from .files import arrow_batches, arrow_reader, json_rows
+from .files import READ_ERRORS, arrow_batches, arrow_reader, json_rows
+from .utf8 import valid_utf8
 
 HARBOR_COLUMNS = (
     "agent",
@@ -45,6 +48,12 @@ BATCH_BYTES = 64 << 20
 """Upper bound of text per converted batch: bounds the memory of conversion and of one batch read."""
 
 _SUB_AGENT_FILE = re.compile(r"\.(summarization-\d+-(?:summary|questions|answers))\.")
+EPISODE_NUMBER = r"^(?:\D*[A-Za-z_][-_ ]?|\s*)(?P<n>\d{1,9})\s*$"
+"""`episode-K` (or `K`, `episode_K`…) with K below 10^9; anything else (`-1`, `episode-99999999999`, a
+100,000-digit number, `0.5`) is no episode number: the row is placed by its conversation instead."""
+PREFIX_SAMPLE = 2048
+"""Bytes from the start of a row's second message that its prefix digest reads (with the end of the
+first message and both lengths): enough to tell conversations apart, and bounded per row."""
 
 Progress = Callable[[float, str], None]
 
@@ -59,7 +68,7 @@ def check_files(files: tuple[Path, ...]) -> int | None:
         if file.suffix == ".parquet":
             try:
                 meta = pq.ParquetFile(file).metadata
-            except (pa.ArrowException, OSError) as exc:
+            except READ_ERRORS as exc:
                 raise SourceError(f"{file.name}: not a readable parquet file ({first_line(exc)})") from None
             names = meta.schema.to_arrow_schema().names
             rows += meta.num_rows
@@ -68,7 +77,7 @@ def check_files(files: tuple[Path, ...]) -> int | None:
                 with arrow_reader(file) as reader:
                     names = reader.schema.names
                     rows += sum(batch.num_rows for batch in arrow_batches(reader))
-            except (pa.ArrowException, OSError) as exc:
+            except READ_ERRORS as exc:
                 raise SourceError(f"{file.name}: not a readable Arrow file ({first_line(exc)})") from None
         else:
             return None
@@ -89,25 +98,30 @@ def convert(files: tuple[Path, ...], out_dir: Path, progress: Progress | None = 
     done = 0.0
     meta_batches: list[pa.RecordBatch] = []
     batch_starts: list[int] = []
+    notes: list[str] = []
     rows = 0
     with pa.OSFile(str(out_dir / "data.arrow"), "wb") as sink, pa.ipc.new_file(sink, DATA_SCHEMA) as writer:
         for file_index, (file, size) in enumerate(zip(files, sizes)):
-            for fraction, batch in _read_file(file):
+            for fraction, batch in _read_file(file, notes):
                 data = data_batch(batch)
                 writer.write_batch(data)
-                meta_batches.append(meta_batch(batch, text_sizes(data), file_index))
+                meta_batches.append(meta_batch(batch, {**text_sizes(data), **prefixes(data)}, file_index))
                 batch_starts.append(rows)
                 rows += batch.num_rows
                 if progress is not None:
                     progress((done + fraction * size) / total, f"{file.name}: {rows:,} rows")
             done += size
     if rows == 0:
-        raise SourceError("the dataset has 0 rows")
+        raise SourceError(f"{_names(files)}: no rows")
     write_meta(
         out_dir / "meta.arrow",
         meta_batches,
-        {"rows": rows, "batch_starts": batch_starts, "files": [str(f) for f in files]},
+        {"rows": rows, "batch_starts": batch_starts, "files": [str(f) for f in files], "notes": notes},
     )
+
+
+def _names(files: tuple[Path, ...]) -> str:
+    return files[0].name if len(files) == 1 else f"{files[0].parent} ({len(files)} files)"
 
 
 def write_meta(path: Path, batches: list[pa.RecordBatch], manifest: dict) -> None:
@@ -126,8 +140,9 @@ def data_batch(batch: pa.RecordBatch) -> pa.RecordBatch:
     )
 
 
-def _read_file(file: Path) -> Iterator[tuple[float, pa.RecordBatch]]:
-    """Yield (fraction of the file done, batch) in batches of bounded size."""
+def _read_file(file: Path, notes: list[str]) -> Iterator[tuple[float, pa.RecordBatch]]:
+    """Yield (fraction of the file done, batch) in batches of bounded size; what was skipped (bad JSON
+    Lines lines) goes to `notes`, one line each."""
     try:
         if file.suffix == ".parquet":
             yield from _read_parquet(file)
@@ -138,8 +153,8 @@ def _read_file(file: Path) -> Iterator[tuple[float, pa.RecordBatch]]:
                     for piece in _split_batch(batch):
                         yield (i + 1) / len(batches), piece
         else:
-            yield from _read_json(file)
-    except (pa.ArrowException, OSError) as exc:
+            yield from _read_json(file, notes)
+    except READ_ERRORS as exc:
         raise SourceError(f"{file.name}: cannot be read ({first_line(exc)})") from None
 
 
@@ -163,12 +178,13 @@ def _split_batch(batch: pa.RecordBatch) -> Iterator[pa.RecordBatch]:
         yield batch.slice(start, rows)
 
 
-def _read_json(file: Path) -> Iterator[tuple[float, pa.RecordBatch]]:
+def _read_json(file: Path, notes: list[str]) -> Iterator[tuple[float, pa.RecordBatch]]:
     """A JSON list of rows, or JSON Lines; rows become batches with conversations normalized in Python."""
-    try:
-        rows = json_rows(file)
-    except orjson.JSONDecodeError as exc:
-        raise SourceError(f"{file.name}: invalid JSON ({first_line(exc)})") from None
+    found = json_rows(file)
+    rows = found.rows
+    note = found.note()
+    if note is not None:
+        notes.append(f"{file.name}: {note}")
     sub_agent = _SUB_AGENT_FILE.search(file.name)
     if sub_agent:  # Harbor names sub-agent exports `<trial>.summarization-N-<kind>.traces.json`
         for row in rows:
@@ -192,7 +208,7 @@ def normalize_conversations(batch: pa.RecordBatch) -> pa.Array:
     name = next((n for n in CONVERSATION_COLUMNS if n in batch.schema.names), None)
     if name is None:
         return pa.nulls(batch.num_rows, CONVERSATION_TYPE)
-    column = batch.column(name)
+    column = valid_utf8(batch.column(name))
     kind = column.type
     if pa.types.is_list(kind) or pa.types.is_large_list(kind):
         item = kind.value_type
@@ -290,9 +306,7 @@ def _as_text(value) -> str | None:
 def _string_column(batch: pa.RecordBatch, name: str) -> pa.Array:
     if name not in batch.schema.names:
         return pa.nulls(batch.num_rows, pa.string())
-    column = batch.column(name)
-    if _is_text(column.type):
-        return column.cast(pa.string())
+    column = valid_utf8(batch.column(name))
     try:
         return column.cast(pa.string())
     except (pa.ArrowNotImplementedError, pa.ArrowInvalid):
@@ -315,15 +329,51 @@ def text_sizes(data: pa.RecordBatch) -> dict[str, np.ndarray]:
     }
 
 
+def prefixes(data: pa.RecordBatch) -> dict[str, np.ndarray]:
+    """Per row of a data batch: a digest of its first two messages (`prefix`, 0 for a row with fewer) and
+    whether the second is a summarization hand-off (`handoff`).
+
+    Rows of one conversation share their first two messages (each row repeats the one before it), and
+    a summarization restarts it from the first prompt and a hand-off: what `trials.group_rows` needs to
+    group and order rows that have no episode number. The digest is a CRC-32 of the end of the first
+    message and the start of the second (`PREFIX_SAMPLE`) beside the two lengths: one C call per row."""
+    conversation = data.column(0)
+    offsets = conversation.offsets.to_numpy(zero_copy_only=False).astype(np.int64)
+    content = conversation.values.field("content")
+    raw_offsets, buffer = content.buffers()[1:3]  # content is a plain string array (int32 offsets)
+    bounds = np.frombuffer(raw_offsets, dtype=np.int32)[content.offset : content.offset + len(content) + 1].astype(
+        np.int64
+    )
+    rows = np.nonzero(np.diff(offsets) >= 2)[0]
+    first = offsets[rows]
+    start, middle, end = bounds[first], bounds[first + 1], bounds[first + 2]
+    text = memoryview(buffer if buffer is not None else b"")
+    checksums = [
+        zlib.crc32(text[b : min(c, b + PREFIX_SAMPLE)], zlib.crc32(text[max(a, b - 512) : b]))
+        for a, b, c in zip(start.tolist(), middle.tolist(), end.tolist())
+    ]
+    lengths = ((middle - start) * 1_000_003 + (end - middle)) & ((1 << 30) - 1)
+    digest = np.zeros(len(conversation), dtype=np.int64)
+    digest[rows] = ((np.array(checksums, dtype=np.int64) << 30) | lengths) + 1  # never 0
+    handoff = np.zeros(len(conversation), dtype=bool)
+    if len(rows):
+        second = content.take(pa.array(first + 1))
+        handoff[rows] = pc.fill_null(pc.starts_with(second, HANDOFF_PROMPT), False).to_numpy(zero_copy_only=False)
+    return {"prefix": digest, "handoff": handoff}
+
+
 def meta_batch(batch: pa.RecordBatch, sizes: dict[str, np.ndarray], file_index: int) -> pa.RecordBatch:
     """The metadata rows of a source batch: its short columns, the episode number, and `sizes`
-    (`text_sizes`, or estimates when the text has not been read)."""
+    (`text_sizes` and `prefixes`, or estimates when the text has not been read: then no prefixes)."""
     columns = {name: _string_column(batch, name) for name in META_COLUMNS}
-    number = pc.struct_field(pc.extract_regex(columns["episode"], r"(?P<n>\d+)\s*$"), "n")
+    number = pc.struct_field(pc.extract_regex(columns["episode"], EPISODE_NUMBER), "n")
     columns["episode_num"] = pc.fill_null(pc.cast(number, pa.int32()), -1)
     columns["n_messages"] = pa.array(sizes["n_messages"].astype(np.int32))
     for name in ("n_bytes", "first_bytes", "verifier_bytes"):
         columns[name] = pa.array(sizes[name].astype(np.int64))
+    unread = np.zeros(batch.num_rows, dtype=np.int64)
+    columns["prefix"] = pa.array(sizes.get("prefix", unread).astype(np.int64))
+    columns["handoff"] = pa.array(sizes.get("handoff", unread.astype(bool)))
     columns["file"] = pa.array(np.full(batch.num_rows, file_index, dtype=np.int16))
     return pa.record_batch(_dictionary_encode(columns))
 

@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from .sources import ResolvedSource
+from .utf8 import python_values
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +41,7 @@ class Storage:
     meta: pa.Table
     num_rows: int
     local = True  # the text is on local disk (reading it never waits for the network)
+    notes: tuple[str, ...] = ()  # what reading its files skipped (bad JSON Lines lines), one line each
 
     @property
     def label(self) -> str:
@@ -94,7 +96,7 @@ class Storage:
         if start >= stop:
             return []
         values = column.values.slice(begin + start, stop - start)
-        return list(zip(values.field("role").to_pylist(), values.field("content").to_pylist()))
+        return list(zip(python_values(values.field("role")), python_values(values.field("content"))))
 
     def message(self, row: int, index: int) -> tuple[str, str] | None:
         found = self.messages(row, index, index + 1)
@@ -102,7 +104,7 @@ class Storage:
 
     def verifier_output(self, row: int) -> str | None:
         batch, local = self._locate(row)
-        return batch.column(1)[local].as_py()
+        return python_values(batch.column(1).slice(local, 1))[0]
 
 
 class Dataset(Storage):
@@ -119,6 +121,7 @@ class Dataset(Storage):
         manifest = json.loads(self.meta.schema.metadata[b"tracetui"])
         self.num_rows = manifest["rows"]
         self.files: list[str] = manifest["files"]
+        self.notes = tuple(manifest.get("notes", ()))
         self._batch_starts = np.asarray(manifest["batch_starts"], dtype=np.int64)
         self._lock = threading.Lock()
         self._batches: dict[int, pa.RecordBatch] = {}

@@ -25,8 +25,9 @@ from ..trace.sanitize import sanitize
 from ..verifier import parse_verifier, verdict_line
 from .convert import BATCH_BYTES
 from .errors import SourceError
-from .files import arrow_batches, arrow_reader, json_rows
+from .files import READ_ERRORS, arrow_batches, arrow_reader, json_rows
 from .session import Progress, Session
+from .utf8 import valid_batch
 
 LABELS_COLUMN = "tracetui_labels"
 NOTE_COLUMN = "tracetui_note"
@@ -130,10 +131,10 @@ def _pieces(part: _FilePart) -> Iterator[tuple[Piece, np.ndarray]]:
             with arrow_reader(part.path) as reader:
                 yield from _take(part, arrow_batches(reader))
         else:
-            rows = json_rows(part.path)
+            rows = json_rows(part.path).rows
             _check_count(part, len(rows))
             yield [rows[i] for i in part.rows], part.trials
-    except (pa.ArrowException, orjson.JSONDecodeError, OSError) as exc:
+    except READ_ERRORS as exc:
         raise _unreadable(part.path, exc) from None
 
 
@@ -159,7 +160,7 @@ def _take(part: _FilePart, batches: Iterable[pa.RecordBatch]) -> Iterator[tuple[
     for batch in batches:
         lo, hi = np.searchsorted(part.rows, [start, start + batch.num_rows])
         if hi > lo:
-            yield batch.take(pa.array(part.rows[lo:hi] - start)), part.trials[lo:hi]
+            yield valid_batch(batch.take(pa.array(part.rows[lo:hi] - start))), part.trials[lo:hi]
         start += batch.num_rows
     _check_count(part, start)
 
@@ -186,7 +187,7 @@ def _schema(part: _FilePart) -> pa.Schema:
         if part.path.suffix == ".arrow":
             with arrow_reader(part.path) as reader:
                 return reader.schema
-    except (pa.ArrowException, OSError) as exc:
+    except READ_ERRORS as exc:
         raise _unreadable(part.path, exc) from None
     piece, _ = next(_pieces(part))
     return _json_table(piece).schema

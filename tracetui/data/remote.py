@@ -34,6 +34,7 @@ from .errors import SourceError
 from .group_cache import GroupCache
 from .hub import HubFile, Unreachable, ahead, parallel, prefetch
 from .sources import ResolvedSource
+from .utf8 import valid_utf8
 
 FOOTER_READ = 64 << 10
 """The first read of a file's tail; a larger footer costs a second request."""
@@ -270,7 +271,7 @@ def _hub_file(source: ResolvedSource, file: int) -> HubFile:
 def _verifier_logs(batch: pa.RecordBatch | None, rows: int) -> pa.Array:
     if batch is None or "verifier_output" not in batch.schema.names:
         return pa.nulls(rows, pa.string())
-    return batch.column("verifier_output").cast(pa.string())
+    return valid_utf8(batch.column("verifier_output")).cast(pa.string())
 
 
 def _one_batch(table: pa.Table) -> pa.RecordBatch:

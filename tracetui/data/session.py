@@ -79,6 +79,11 @@ class Session:
         return sum(ds.num_rows for ds in self.datasets)
 
     @property
+    def notes(self) -> list[str]:
+        """What opening skipped (bad JSON Lines lines), one line per file, to be said once."""
+        return [note for ds in self.datasets for note in ds.notes]
+
+    @property
     def remote(self) -> list[int]:
         """Indices of the datasets read from the hub."""
         return [index for index, ds in enumerate(self.datasets) if not ds.local]
@@ -137,8 +142,7 @@ class Session:
         t = self.trials
         ds = self.datasets[int(t.dataset[trial])]
         rows = [int(r) for r in t.rows(trial)]
-        episodes = ds.meta.column("episode_num").take(rows).to_pylist() if rows else []
-        history = rebuild_history(ds, rows, episodes, t.sub_agent_rows(trial))
+        history = rebuild_history(ds, rows, t.episode_numbers(trial), t.sub_agent_rows(trial))
         with self._lock:
             self._histories[trial] = history
             if len(self._histories) > HISTORIES:

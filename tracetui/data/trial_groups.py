@@ -16,7 +16,7 @@ import orjson
 from .dataset import Storage
 from .trials import Trials, group_rows
 
-VERSION = 1
+VERSION = 2
 """Bump when `trials.group_rows` changes what it computes."""
 _TEXT = ("labels", "date")
 

@@ -3,7 +3,10 @@
 A trial is one attempt at one task. Its key is (run_id, trial_name, task, model, agent); when several
 trials share a key (null or normalized names, as in Harbor's golden files) the export order splits them:
 a trial's main rows come together with rising episode numbers, so a repeated or falling episode number
-starts the next trial. Sub-agent rows (`trace_source` other than `main`) attach to their key's trial.
+starts the next trial. A key with a row that has no usable episode number (the column dropped, null,
+`-1`) is grouped and ordered by its conversations instead (the rows are nested prefixes, see
+`_split_by_prefix`), so its trials stay whole. Sub-agent rows (`trace_source` other than `main`) attach to
+their key's trial.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import pyarrow.compute as pc
 
 from ..trace.outcome import ERROR, FAIL, OUTCOMES, PARTIAL, PASS, UNKNOWN, outcome_of  # noqa: F401 (the data layer's names)
 from .dataset import Storage
+from .utf8 import python_values
 
 LABEL_COLUMNS = ("agent", "model", "model_provider", "task", "result", "run_id", "trial_name", "trace_source")
 KEY_COLUMNS = ("run_id", "trial_name", "task", "model", "agent")
@@ -39,6 +43,7 @@ class Trials:
     date: list[str]
     main_offsets: np.ndarray  # trial t's main rows are main_rows[main_offsets[t]:main_offsets[t+1]]
     main_rows: np.ndarray  # dataset-local row numbers, sorted by episode
+    main_episodes: np.ndarray  # int32, one per main row: its episode number (see `group_rows`)
     sub_offsets: np.ndarray
     sub_rows: np.ndarray
     sub_sources: np.ndarray  # int32 codes into labels["trace_source"], one per entry of sub_rows
@@ -52,6 +57,10 @@ class Trials:
 
     def rows(self, trial: int) -> np.ndarray:
         return self.main_rows[self.main_offsets[trial] : self.main_offsets[trial + 1]]
+
+    def episode_numbers(self, trial: int) -> list[int]:
+        """The episode number of each of `rows(trial)`."""
+        return self.main_episodes[self.main_offsets[trial] : self.main_offsets[trial + 1]].tolist()
 
     def rows_of_dataset(self, dataset: int) -> tuple[np.ndarray, np.ndarray]:
         """(row, trial) of every row, main and sub-agent, of one dataset's trials, in row order."""
@@ -107,6 +116,7 @@ def build_trials(datasets: list[Storage], group: Callable[[Storage], Trials] | N
         date=[d for p in parts for d in p.date],
         main_offsets=_concat_offsets([p.main_offsets for p in parts]),
         main_rows=np.concatenate([p.main_rows for p in parts]),
+        main_episodes=np.concatenate([p.main_episodes for p in parts]),
         sub_offsets=_concat_offsets([p.sub_offsets for p in parts]),
         sub_rows=np.concatenate([p.sub_rows for p in parts]),
         sub_sources=np.concatenate(sub_sources),
@@ -127,7 +137,7 @@ def _codes(column: pa.ChunkedArray) -> tuple[np.ndarray, list]:
     if not pa.types.is_dictionary(array.type):
         array = pc.dictionary_encode(array)
     codes = pc.fill_null(array.indices, -1).to_numpy(zero_copy_only=False).astype(np.int32)
-    return codes, array.dictionary.to_pylist()
+    return codes, python_values(array.dictionary)
 
 
 def _combined_key(columns: list[np.ndarray], sizes: list[int]) -> np.ndarray:
@@ -141,6 +151,63 @@ def _combined_key(columns: list[np.ndarray], sizes: list[int]) -> np.ndarray:
     else:
         _, key = np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)
     return key.reshape(-1).astype(np.int64)
+
+
+def _prefix_columns(meta: pa.Table) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's prefix digest and hand-off flag (`convert.prefixes`); zeros where the text was not read
+    (metadata read from the hub, or converted before they were kept)."""
+    if "prefix" not in meta.column_names:
+        return np.zeros(meta.num_rows, dtype=np.int64), np.zeros(meta.num_rows, dtype=bool)
+    return meta.column("prefix").to_numpy(), meta.column("handoff").to_numpy(zero_copy_only=False)
+
+
+def _split_by_episode(k: np.ndarray, ep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(trial label, rank in the trial) of rows sorted by key then export order, every one numbered.
+
+    Several trials may share a key (null or normalized names, as in Harbor's golden files): a trial's main
+    rows come together with rising episode numbers, so where a key repeats an episode number, a number
+    that does not rise starts the next trial."""
+    span = int(ep.max(initial=0)) + 2
+    pairs = np.sort(k * span + ep + 1)  # distinct by sorting: np.unique's hashing is ~20x slower here
+    distinct = pairs[np.append(True, pairs[1:] != pairs[:-1])] if len(pairs) else pairs
+    rows_per_key = np.bincount(k, minlength=int(k.max(initial=0)) + 1)
+    unique_per_key = np.bincount(distinct // span, minlength=len(rows_per_key))
+    repeated_key = rows_per_key > unique_per_key
+    new_trial = np.ones(len(k), dtype=bool)
+    if len(k) > 1:
+        new_trial[1:] = (k[1:] != k[:-1]) | (repeated_key[k[1:]] & (ep[1:] <= ep[:-1]))
+    return np.cumsum(new_trial) - 1, ep.astype(np.int64)
+
+
+def _split_by_prefix(k: np.ndarray, prefix: np.ndarray, handoff: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(trial label, rank in the trial) of rows sorted by key then export order, without episode numbers.
+
+    Rows that share their first two messages (`prefix`) are one conversation, each row extending the
+    one before: they go by message count (the caller's next sort key). A conversation that starts with a
+    hand-off continues the trial before it (a summarization restart) and comes after its conversations;
+    another one starts a new trial of the key. A row of fewer than two messages (prefix 0) stays where it
+    is, in the trial of the rows before it; with no prefixes at all (metadata without text), a key is one
+    trial in export order."""
+    position = np.arange(len(k))
+    if not len(k):
+        return position, position
+    known = prefix != 0
+    # Each row's conversation (key and prefix) by its first row: a sort, as np.unique of pairs is slow.
+    by_chain = np.lexsort((position, prefix, k))
+    opens_chain = np.ones(len(k), dtype=bool)
+    opens_chain[1:] = (k[by_chain][1:] != k[by_chain][:-1]) | (prefix[by_chain][1:] != prefix[by_chain][:-1])
+    first = np.empty(len(k), dtype=np.int64)
+    first[by_chain] = by_chain[np.flatnonzero(opens_chain)][np.cumsum(opens_chain) - 1]
+    key_start = np.ones(len(k), dtype=bool)
+    key_start[1:] = k[1:] != k[:-1]
+    opens = known & (first == position) & ~handoff  # the first row of a conversation that is not a restart
+    opened = np.cumsum(opens)
+    before_key = (opened - opens)[np.maximum.accumulate(np.where(key_start, position, 0))]
+    new_trial = key_start | (opens & (opened - before_key >= 2))
+    trial_at = np.cumsum(new_trial) - 1
+    label = np.where(known, trial_at[first], trial_at)
+    rank = np.where(known, first + handoff[first] * len(k), position)
+    return label, rank
 
 
 def group_rows(ds: Storage) -> Trials:
@@ -159,27 +226,38 @@ def group_rows(ds: Storage) -> Trials:
 
     key = _combined_key([codes[c] for c in KEY_COLUMNS], [len(labels[c]) + 1 for c in KEY_COLUMNS])
 
-    # Main rows: order by (key, export order); split repeated keys where the episode number falls.
+    # Main rows, by key then export order, split into trials and ordered within each: by episode number
+    # where every row of the key has one, else by the conversations' prefixes.
     main = np.nonzero(is_main)[0]
     order = main[np.lexsort((main, key[main]))]
     k, ep = key[order], episode[order]
-    pairs = np.unique(k * (int(episode.max(initial=0)) + 2) + ep + 1)
-    rows_per_key = np.bincount(k, minlength=key.max(initial=0) + 1)
-    unique_per_key = np.bincount(pairs // (int(episode.max(initial=0)) + 2), minlength=len(rows_per_key))
-    repeated_key = rows_per_key > unique_per_key
-    new_trial = np.ones(len(order), dtype=bool)
-    if len(order) > 1:
-        same_key = k[1:] == k[:-1]
-        falls = ep[1:] <= ep[:-1]
-        new_trial[1:] = ~same_key | (repeated_key[k[1:]] & falls)
-    trial_of = np.cumsum(new_trial) - 1
-    # Within a trial, rows go by episode number (datasets may be shuffled).
-    within = np.lexsort((order, ep, trial_of))
+    unnumbered = np.zeros(int(key.max(initial=0)) + 1, dtype=bool)
+    unnumbered[k[ep < 0]] = True
+    by_prefix = unnumbered[k]
+    label = np.zeros(len(order), dtype=np.int64)
+    rank = np.zeros(len(order), dtype=np.int64)
+    secondary = np.zeros(len(order), dtype=np.int64)
+    numbered = ~by_prefix
+    label[numbered], rank[numbered] = _split_by_episode(k[numbered], ep[numbered])
+    prefix, handoff = _prefix_columns(meta)
+    rows_p = order[by_prefix]
+    label[by_prefix], rank[by_prefix] = _split_by_prefix(k[by_prefix], prefix[rows_p], handoff[rows_p])
+    label[by_prefix] += int(label[numbered].max(initial=-1)) + 1
+    secondary[by_prefix] = n_messages[rows_p]
+    # Trials numbered by key, then first row (as one pass over the sorted rows would number them).
+    _, first_position = np.unique(label, return_index=True)
+    renumber = np.empty(len(first_position), dtype=np.int64)
+    renumber[np.argsort(first_position)] = np.arange(len(first_position))
+    trial_of = renumber[label] if len(label) else label
+    within = np.lexsort((order, secondary, rank, trial_of))
     main_rows, trial_sorted = order[within], trial_of[within]
     count = int(trial_sorted[-1]) + 1 if len(trial_sorted) else 0
     starts = np.searchsorted(trial_sorted, np.arange(count))
     main_offsets = np.append(starts, len(main_rows)).astype(np.int64)
     trial_key = key[main_rows[starts]] if count else np.zeros(0, np.int64)
+    # Episode numbers: the rows' own, or (placed by prefix) their position in the trial.
+    position = np.arange(len(main_rows)) - np.repeat(starts, np.diff(main_offsets))
+    main_episodes = np.where(by_prefix[within], position, ep[within]).astype(np.int32)
 
     # History size without reading text: a longer row extends the previous one; a shorter one
     # restarts after a summarization and keeps only the first prompt.
@@ -220,7 +298,7 @@ def group_rows(ds: Storage) -> Trials:
     sub_rows, sub_owner = subs[sub_order], owner[sub_order]
     sub_offsets = np.searchsorted(sub_owner, np.arange(count + 1)).astype(np.int64)
 
-    dates = meta.column("date").take(pa.array(trial_rows)).to_pylist() if count else []
+    dates = python_values(meta.column("date").take(pa.array(trial_rows)).combine_chunks()) if count else []
     return Trials(
         dataset=np.zeros(count, dtype=np.int16),
         labels={c: labels[c] for c in LABEL_COLUMNS},
@@ -234,6 +312,7 @@ def group_rows(ds: Storage) -> Trials:
         date=[d or "" for d in dates],
         main_offsets=main_offsets,
         main_rows=main_rows,
+        main_episodes=main_episodes,
         sub_offsets=sub_offsets,
         sub_rows=sub_rows,
         sub_sources=codes["trace_source"][sub_rows],

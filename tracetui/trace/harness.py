@@ -59,8 +59,10 @@ _TIMEOUT = re.compile(  # at a line start, so a program's own "timed out" output
     r"^(?:The previous command timed out after [\d.]+ ?s|Command timed out after [\d.]+ ?s|\[TIMEOUT\])", re.MULTILINE
 )
 _TIMEOUT_SCREEN = "Here is the current state of the terminal:\n"
+HANDOFF_PROMPT = "You are picking up work from a previous AI agent"
+"""How the main conversation restarts after a context summarization (its second message)."""
 _HANDOFFS = (
-    "You are picking up work from a previous AI agent",
+    HANDOFF_PROMPT,
     "Here are the answers the other agent provided",
     "You are about to hand off your work",
     "The next agent has a few questions for you",

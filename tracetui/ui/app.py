@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App
 from textual.message import Message
 from textual.worker import Worker, WorkerState, get_current_worker
@@ -28,6 +28,7 @@ from .commands import ScreenCommands
 from .format import human_size
 from .screens.loading import LoadingScreen
 from .screens.triage import TriageScreen
+from .triage.browser import delivery_ended
 from .user_keymap import apply_user_keymap
 from .work import WorkProgress, failure_line
 
@@ -239,6 +240,12 @@ class TraceApp(App):
             session.download.finished = True
             label = event.dataset.label
             self.notify(f"Downloaded: {label} is now read from the local copy.", markup=False, timeout=4)
+
+    def on_delivery_complete(self, event: events.DeliveryComplete) -> None:
+        delivery_ended(self, event)  # a file handed to the browser (`tracetui web`) was fetched
+
+    def on_delivery_failed(self, event: events.DeliveryFailed) -> None:
+        delivery_ended(self, event)
 
     @on(DownloadStopped)
     def _download_stopped(self, event: DownloadStopped) -> None:

@@ -1,6 +1,11 @@
 """textual-serve's server, made fit to serve trace data from a shared machine.
 
-Four changes to `textual_serve.server.Server`:
+Five changes to `textual_serve.server.Server`:
+- a secret token is asked for, as Jupyter does: the page needs it in its URL (`/?token=…`, the URL
+  `tracetui web` prints), and sets it as a cookie for this server (HttpOnly, SameSite=Strict), which the
+  page's WebSocket and its downloads carry; without it, or with a wrong one, nothing but the static files
+  answers (403): no page, no WebSocket, no app, no download (other local users of a shared machine reach
+  the port too);
 - the page's links and WebSocket URL follow the address the browser used (through an SSH tunnel on
   another port, or a host name, they still work; textual-serve writes the address it listens on);
 - a WebSocket from another site's page is refused (any page the user visits could otherwise open the
@@ -14,6 +19,7 @@ Four changes to `textual_serve.server.Server`:
 from __future__ import annotations
 
 import asyncio
+import hmac
 import ipaddress
 import os
 import signal
@@ -27,6 +33,10 @@ from ..data.errors import SourceError
 
 QUIT_GRACE = 5.0
 """Seconds the sessions' apps get to quit when the server stops."""
+NO_TOKEN = (
+    "tracetui: this server asks for its token. Open the URL that `tracetui web` printed when it started "
+    "(it ends with /?token=…); the token changes at every start unless --token set it."
+)
 
 
 def is_loopback(host: str) -> bool:
@@ -49,18 +59,44 @@ def refusal(origin: str | None, host_header: str, listening_on: str) -> str | No
 
 
 class TraceServer(Server):
-    def __init__(self, command: str, host: str, port: int, title: str) -> None:
+    def __init__(self, command: str, host: str, port: int, title: str, token: str | None) -> None:
+        """`token`: the secret every page, WebSocket and download must carry (None: anyone may come in)."""
         super().__init__(command, host=host, port=port, title=title)
+        self.token = token
         self._sessions: set[asyncio.Task] = set()
 
+    @property
+    def cookie(self) -> str:
+        """The token's cookie, named after the port: cookies ignore ports, two servers must not mix theirs."""
+        return f"tracetui-token-{self.port}"
+
+    def admitted(self, request: web.Request) -> bool:
+        """Whether `request` carries the token, in its query (`?token=`) or in this server's cookie."""
+        if self.token is None:
+            return True
+        given = request.query.get("token") or request.cookies.get(self.cookie) or ""
+        return hmac.compare_digest(given.encode(), self.token.encode())
+
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
+        if not self.admitted(request):
+            raise web.HTTPForbidden(text=NO_TOKEN)
         # the parent builds every URL of the page from `public_url`, synchronously: no other request
         # can run between this assignment and its use
         self.public_url = f"{request.scheme}://{request.host}"
-        return await super().handle_index(request)
+        response = await super().handle_index(request)
+        if self.token is not None:
+            response.set_cookie(self.cookie, self.token, httponly=True, samesite="Strict", path="/")
+        return response
+
+    async def handle_download(self, request: web.Request) -> web.StreamResponse:
+        if not self.admitted(request):
+            raise web.HTTPForbidden(text=NO_TOKEN)
+        return await super().handle_download(request)
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         reason = refusal(request.headers.get("Origin"), request.host, self.host)
+        if reason is None and not self.admitted(request):
+            reason = "refused: no token, or a wrong one (open the URL that tracetui web printed)"
         if reason is not None:
             raise web.HTTPForbidden(text=reason)
         task = asyncio.current_task()
@@ -93,11 +129,12 @@ class TraceServer(Server):
             except OSError as exc:
                 reason = os.strerror(exc.errno) if exc.errno else str(exc)
                 raise SourceError(f"cannot listen on {self.host}:{self.port} ({reason})") from None
-            announce(runner.addresses[0][1])
             stop = asyncio.Event()
             loop = asyncio.get_running_loop()
-            for signum in (signal.SIGINT, signal.SIGTERM):
+            for signum in (signal.SIGINT, signal.SIGTERM):  # before the URL is out: a Ctrl+C at once stops cleanly
                 loop.add_signal_handler(signum, stop.set)
+            self.port = runner.addresses[0][1]  # port 0 asked the system for one
+            announce(self.port)
             await stop.wait()
         finally:
             await runner.cleanup()

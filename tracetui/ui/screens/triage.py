@@ -41,6 +41,7 @@ from ..commands import SortCommands
 from ..filter_commands import FilterValueCommands
 from ..findings import FindingsController, FindingsIndexed, FindingsProgress
 from ..task_health import show_task_health
+from ..triage.browser import Download, deliveries, download_name, in_browser
 from ..triage.external import EDITOR, PAGER, copy_text, open_external
 from ..triage.fetch import Fetched, FetchFailed, TrialFetch
 from ..triage.labels import RETRY_SECONDS, LabelBook
@@ -199,6 +200,8 @@ class TriageScreen(Screen[None]):
         self._show_facets()
         self.apply_filters(keep=self._start_trial)
         self.trial_list.focus()
+        if self.session.notes:  # what opening skipped (bad JSON Lines lines): said once
+            self.status("; ".join(self.session.notes), hold=True)
         self.call_after_refresh(self._settle)
         self.set_interval(RETRY_SECONDS, self._retry_store)
 
@@ -775,16 +778,16 @@ class TriageScreen(Screen[None]):
             return
         message = self.conversation.current_message()
         if self.focused is self.conversation and message is not None:
-            self.status(copy_text(self.app, sanitize(message.content)))
+            self.status(copy_text(self.app, sanitize(message.content), self.status))
         else:
             info = self.session.info(self.trial)
-            self.status(copy_text(self.app, info.trial_name or f"{info.run_id}:{info.task}"))
+            self.status(copy_text(self.app, info.trial_name or f"{info.run_id}:{info.task}", self.status))
 
     def action_copy_trial(self) -> None:
         from ...data.export import trial_markdown
 
         if self.trial is not None:
-            self.status(copy_text(self.app, trial_markdown(self.session, self.trial), suffix=".md"))
+            self.status(copy_text(self.app, trial_markdown(self.session, self.trial), self.status, suffix=".md"))
 
     def _open_external(self, program: tuple[str, str], text: str, suffix: str = ".txt") -> None:
         problem = open_external(self.app, program, text, suffix)
@@ -813,7 +816,8 @@ class TriageScreen(Screen[None]):
 
     def action_export(self) -> None:
         name = f"tracetui-export-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
-        self.prompt.ask(PromptMode.EXPORT, "export the listed trials to (.jsonl / .parquet / .csv; Esc cancels)", name)
+        where = "download the listed trials as" if in_browser(self.app) else "export the listed trials to"
+        self.prompt.ask(PromptMode.EXPORT, f"{where} (.jsonl / .parquet / .csv; Esc cancels)", name)
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False, description="Export")
     def run_export(self, path: str) -> None:
@@ -823,6 +827,9 @@ class TriageScreen(Screen[None]):
         worker = get_current_worker()
         trials = np.asarray(self.trial_list.order)
         records = session_records(self.session, self.labels.store)
+        # in a browser, the file is written for the browser, not to a path on the server
+        download = Download(download_name(path, "tracetui-export.jsonl")) if in_browser(self.app) else None
+        rows = 0  # written
 
         def progress(fraction: float, rows: str) -> None:
             self.post_message(WorkProgress(f"Exporting {rows}… (Esc cancels)", fraction))
@@ -831,17 +838,26 @@ class TriageScreen(Screen[None]):
             rows = export_trials(
                 self.session,
                 trials,
-                Path(path).expanduser(),
+                Path(path).expanduser() if download is None else download.path,
                 {t: set(r.labels) for t, r in records.items()},
                 {t: r.note for t, r in records.items()},
                 progress=progress,
                 cancelled=lambda: worker.is_cancelled,
             )
         except SourceError as exc:
-            message = f"Export failed: {exc}"
+            self.post_message(WorkDone(f"Export failed: {exc}"))
+            return
+        finally:
+            if download is not None and not rows:
+                download.discard()
+        done = f"Exported {len(trials):,} trials ({rows:,} rows)"
+        if not rows:
+            self.post_message(WorkDone("Export cancelled."))
+        elif download is None:
+            self.post_message(WorkDone(f"{done} to {path}"))
         else:
-            message = f"Exported {len(trials):,} trials ({rows:,} rows) to {path}" if rows else "Export cancelled."
-        self.post_message(WorkDone(message))
+            self.post_message(WorkDone(f"{done}: sending {download.name} to your browser…"))
+            self.app.call_from_thread(deliveries(self.app).send, download.take(), download.name, done, self.status)
 
     # --- layout --------------------------------------------------------------------------------
     def action_focus_filters(self) -> None:
