@@ -15,7 +15,7 @@ import socket
 import sys
 
 from ..data.errors import SourceError
-from . import Parser, guarded, print_progress, source_options, source_specs, view_options
+from . import Parser, end_progress, guarded, print_progress, source_options, source_specs, view_options
 from .demo import demo_rows, demo_sources
 
 DRIVER = "tracetui.web.driver:SessionDriver"
@@ -65,14 +65,14 @@ def _serve(args) -> int:
         raise SourceError("the web extra is not installed: pip install 'tracetui[web]'") from None
     import logging
 
-    from ..data.cache import ensure_converted
+    from ..data.session import open_session
     from ..web.server import TraceServer, is_loopback
     from .selection import filter_args
 
     filter_args(args)  # fail before any download on a malformed filter or an unknown facet
     sources, app_argv = _sources(args)
-    for source in sources:
-        ensure_converted(source, print_progress)
+    open_session(sources, print_progress)  # converted here, once: each tab then opens at once
+    end_progress()
     private = is_loopback(args.host)
     if not private:
         print(

@@ -37,7 +37,7 @@ def cache_key(source: ResolvedSource) -> str:
     return hashlib.sha256(json.dumps(identity).encode()).hexdigest()[:24]
 
 
-def cached_dir(source: ResolvedSource) -> Path | None:
+def find_conversion(source: ResolvedSource) -> Path | None:
     """The finished conversion of `source`, if there is one."""
     folder = cache_dir() / cache_key(source)
     return folder if (folder / "meta.arrow").is_file() and (folder / "data.arrow").is_file() else None
@@ -48,13 +48,18 @@ def remote_dir(source: ResolvedSource) -> Path:
     return cache_dir() / f"{cache_key(source)}.remote"
 
 
+def remote_kept(source: ResolvedSource) -> bool:
+    """Whether a previous remote open kept the metadata of `source` (it reopens reading nothing)."""
+    return (remote_dir(source) / "meta.arrow").is_file()
+
+
 def ensure_converted(source: ResolvedSource, progress: Progress | None = None) -> Path:
     """Return the conversion folder of `source`, converting its files first if needed.
 
     The conversion is written to a temporary folder and renamed into place, so an interrupted run
     leaves nothing half-written behind and two processes converting at once do not clash.
     """
-    done = cached_dir(source)
+    done = find_conversion(source)
     if done is not None:
         return done
     from .convert import convert  # pyarrow.parquet and friends: only when there is something to convert
@@ -71,7 +76,7 @@ def ensure_converted(source: ResolvedSource, progress: Progress | None = None) -
         try:
             os.rename(work, target)
         except OSError:
-            if cached_dir(source) is None:  # not a lost race with another process: a real failure
+            if not (target / "data.arrow").is_file():  # not a lost race with another process: a real failure
                 raise
     except OSError as exc:
         raise SourceError(f"cannot write the cache at {root} ({exc.strerror or exc})") from None

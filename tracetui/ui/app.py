@@ -175,9 +175,9 @@ class TraceApp(App):
     def _start_download(self, session: Session) -> None:
         if not session.remote or not self.options.download:
             return
-        from ..data.download import Download, disk_shortfall, missing_bytes
+        from ..data.download import Download, disk_shortfall, missing_bytes, remote_datasets
 
-        remote = [session.datasets[index] for index in session.remote]
+        remote = [dataset for _, dataset in remote_datasets(session)]
         for dataset in remote:
             shortfall = disk_shortfall(dataset)
             if shortfall is not None:
@@ -195,17 +195,17 @@ class TraceApp(App):
     @work(thread=True, exclusive=True, group="download", exit_on_error=False, description="Download")
     def download_local(self, session: Session) -> None:
         """Download and convert each remote dataset, then swap its local copy into the session."""
-        from ..data.download import local_copy
+        from ..data.download import local_copy, remote_datasets
         from ..data.hub import Cancelled as DownloadCancelled
 
         worker = get_current_worker()
         state = session.download
         assert state is not None  # set by _start_download
-        for index in session.remote:
-            remote = session.datasets[index]
+        for index, remote in remote_datasets(session):
+            cancelled = lambda: worker.is_cancelled  # noqa: E731
             try:
                 dataset, sizes = detached(
-                    partial(local_copy, remote, state, lambda: worker.is_cancelled), "tracetui-download"
+                    partial(local_copy, remote, state, cancelled, self.options.cache_size), "tracetui-download"
                 )
             except (Left, DownloadCancelled):
                 return
