@@ -15,7 +15,7 @@ import socket
 import sys
 
 from ..data.errors import SourceError
-from . import Parser, end_progress, guarded, print_progress, source_options, source_specs, view_options
+from . import Parser, cache_size, end_progress, guarded, print_progress, source_options, source_specs, view_options
 from .demo import demo_rows, demo_sources
 
 DRIVER = "tracetui.web.driver:SessionDriver"
@@ -71,7 +71,7 @@ def _serve(args) -> int:
 
     filter_args(args)  # fail before any download on a malformed filter or an unknown facet
     sources, app_argv = _sources(args)
-    open_session(sources, print_progress)  # converted here, once: each tab then opens at once
+    open_session(sources, print_progress, cache_size(args))  # converted here, once: each tab then opens at once
     end_progress()
     private = is_loopback(args.host)
     if not private:
@@ -100,6 +100,7 @@ def _sources(args) -> tuple[list, list[str]]:
     options = [f"--split={args.split}"]
     options += [f"--revision={args.revision}"] if args.revision else []
     options += [f"--config={args.config}"] if args.config else []
+    options += [f"--cache-size={args.cache_size}"] if args.cache_size is not None else []
     return prepare(source_specs(args)), [*options, *view, "--", *args.sources]
 
 

@@ -10,11 +10,13 @@ Imported only when a source is a hub dataset: a local open never loads huggingfa
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..paths import write_atomically
 from .errors import SourceError, Unreachable, first_line
 from .hub_reads import parallel
 from .sources import HubFiles
@@ -183,13 +185,9 @@ def _remember_ref(files: HubFiles) -> None:
     if files.ref == files.commit:
         return
     ref = files.folder.parent.parent / "refs" / files.ref
-    try:
+    with contextlib.suppress(OSError):  # a read-only cache: offline opens name the commit instead
         ref.parent.mkdir(parents=True, exist_ok=True)
-        temporary = ref.with_name(f"{ref.name}.{os.getpid()}.tmp")
-        temporary.write_text(files.commit)
-        os.replace(temporary, ref)
-    except OSError:  # a read-only cache: offline opens name the commit instead
-        pass
+        write_atomically(ref, files.commit.encode())
 
 
 def _byte_counter(report: Callable[[int], None]) -> type:

@@ -102,7 +102,7 @@ class HubDataset:
             remote = _open_remote(source, progress, cache_size)
             if remote is not None:
                 return remote
-        return Dataset(source, ensure_converted(source, progress))
+        return Dataset(source, ensure_converted(source, progress, cache_size))
 
 
 class HfPath(HubDataset):
@@ -139,15 +139,12 @@ def _files(source: ResolvedSource) -> HubFiles:
 
 def _open_remote(source: ResolvedSource, progress: Progress, cache_size: int | None) -> Storage | None:
     """The remote dataset, or None after downloading the files when they cannot be read remotely."""
-    from .group_cache import DEFAULT_LIMIT, GroupCache
     from .hub import download
     from .remote import NotRemote, RemoteDataset
 
     files = _files(source)
     try:
-        return RemoteDataset.open(
-            source, files, GroupCache(DEFAULT_LIMIT if cache_size is None else cache_size), progress
-        )
+        return RemoteDataset.open(source, files, cache_size, progress)
     except NotRemote:
         total = max(1, files.total)
         done = 0

@@ -9,14 +9,14 @@ names and card); a warm open reads the answer back and never imports `datasets`.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-import os
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from ..paths import cache_dir
+from ..paths import cache_dir, write_atomically
 from .errors import SourceError, first_line, listed
 
 FORMATS = {".parquet": "parquet", ".arrow": "arrow", ".json": "json", ".jsonl": "json", ".ndjson": "json"}
@@ -54,13 +54,9 @@ def split_files(
     except SourceError as exc:
         raise type(exc)(f"{name}: {exc}" if name else str(exc)) from None
     memo = _memo(identity, split, config, patterns)
-    try:
+    with contextlib.suppress(OSError):  # a read-only cache only means resolving again next time
         memo.parent.mkdir(parents=True, exist_ok=True)
-        temporary = memo.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps({"files": files}))
-        temporary.replace(memo)
-    except OSError:  # a read-only cache only means resolving again next time
-        pass
+        write_atomically(memo, json.dumps({"files": files}).encode())
     return files
 
 

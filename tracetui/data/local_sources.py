@@ -36,7 +36,7 @@ class LocalFiles:
         return find_conversion(source) is not None
 
     def open(self, source: ResolvedSource, progress: Progress, cache_size: int | None) -> Storage:
-        return Dataset(source, ensure_converted(source, progress))
+        return Dataset(source, ensure_converted(source, progress, cache_size))
 
     def _source(self, spec: SourceSpec, path: Path, files: tuple[Path, ...]) -> ResolvedSource:
         for file in files:

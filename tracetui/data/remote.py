@@ -13,10 +13,8 @@ local copy replaces this dataset.
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
-import shutil
-import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
@@ -27,11 +25,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .cache import remote_dir
+from ..paths import write_atomically
+from .cache import read_kept, remote_folder
+from .cache_budget import release, remove
 from .convert import CONVERSATION_COLUMNS, META_COLUMNS, data_batch, meta_batch, write_meta
 from .dataset import Piece, Storage
 from .errors import SourceError, Unreachable
-from .group_cache import GroupCache
+from .group_cache import GroupCache, write_table
 from .hub_reads import ahead, read_columns, read_row_group
 from .sources import HubFiles, Progress, ResolvedSource
 
@@ -91,21 +91,23 @@ class RemoteDataset(Storage):
 
     @classmethod
     def open(
-        cls, source: ResolvedSource, hub: HubFiles, cache: GroupCache, progress: Progress | None = None
+        cls, source: ResolvedSource, hub: HubFiles, limit: int | None, progress: Progress | None = None
     ) -> RemoteDataset:
-        """Open `source` (its `hub` files) remotely, reading its metadata over HTTP unless a previous open kept it.
+        """Open `source` (its `hub` files) remotely, reading its metadata over HTTP unless a previous open
+        kept it; `limit` bounds the cache its fetched row groups go to (see `cache_budget`).
 
         Raises NotRemote when its files cannot be read remotely, SourceError when the hub stops answering.
         """
-        folder = remote_dir(source)
-        if not (folder / "meta.arrow").is_file():
+
+        def read(work: Path) -> list[str]:
             try:
-                _read_metadata(hub, folder, progress)
+                return _read_metadata(hub, work, progress)
             except Unreachable as exc:
                 raise SourceError(
                     f"{source.dataset_id}: the hub stopped answering while reading the metadata ({exc})"
                 ) from None
-        return cls(source, hub, folder, cache)
+
+        return cls(source, hub, remote_folder(source, read, limit), GroupCache(limit))
 
     # --- row groups --------------------------------------------------------------------------
     def _group_of(self, row: int) -> int:
@@ -160,13 +162,10 @@ class RemoteDataset(Storage):
         for the next open; `verifier_output` of those rows then needs no row group."""
         rows = np.unique(np.asarray(rows, dtype=np.int64))
         path = self.folder / "verifier-logs.arrow"
-        try:
-            kept = pa.ipc.open_file(pa.memory_map(str(path))).read_all()
-            if np.array_equal(kept.column("row").to_numpy(), rows):
-                self._logs = (rows, kept.column("log").combine_chunks())
-                return
-        except (OSError, pa.ArrowInvalid, KeyError):
-            pass
+        kept = read_kept(path, lambda path: pa.ipc.open_file(pa.memory_map(str(path))).read_all())
+        if kept is not None and np.array_equal(kept.column("row").to_numpy(), rows):
+            self._logs = (rows, kept.column("log").combine_chunks())
+            return
         logs = []
         for number, piece in enumerate(self.scan(conversations=False, verifier=True, cancelled=cancelled)):
             found = piece.verifier
@@ -178,13 +177,8 @@ class RemoteDataset(Storage):
             if progress is not None:
                 progress((number + 1) / len(self.groups))
         table = pa.table({"row": rows, "log": pa.concat_arrays(logs) if logs else pa.array([], pa.string())})
-        try:
-            temporary = path.with_suffix(f".{os.getpid()}.tmp")
-            with pa.OSFile(str(temporary), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
-                writer.write_table(table)
-            temporary.replace(path)
-        except OSError:  # kept in memory only
-            pass
+        with contextlib.suppress(OSError):  # else kept in memory only
+            write_atomically(path, lambda temporary: write_table(temporary, table))
         self._logs = (rows, table.column("log").combine_chunks())
 
     def verifier_output(self, row: int) -> str | None:
@@ -197,8 +191,9 @@ class RemoteDataset(Storage):
 
     def discard(self) -> None:
         """The local copy replaces this dataset: its metadata, footers and row groups are not needed any more
-        (mapped files stay readable until unmapped)."""
-        shutil.rmtree(self.folder, ignore_errors=True)
+        (mapped files stay readable until unmapped), unless another process reads them too."""
+        release(self.folder)
+        remove(self.folder)
 
     def _fetch(self, group: int, leaves: tuple[str, ...] | None = None) -> pa.RecordBatch:
         """Row group `group` as a data batch (conversations and verifier log), or only the given leaves."""
@@ -270,8 +265,8 @@ def _leaf_bytes(row_group: pq.RowGroupMetaData, name: str) -> int:
 
 
 # --- reading the metadata ------------------------------------------------------------------------
-def _read_metadata(hub: HubFiles, folder: Path, progress: Progress | None) -> None:
-    """Footers, then each file's short columns and roles; written to `folder` (meta.arrow last)."""
+def _read_metadata(hub: HubFiles, folder: Path, progress: Progress | None) -> list[str]:
+    """Footers, then each file's short columns and roles, written to `folder`; the names of the files."""
     report = progress or (lambda fraction, message: None)
     report(0.0, f"reading {len(hub.paths)} parquet footers over the network")
     layouts: list[Layout] = []
@@ -296,17 +291,13 @@ def _read_metadata(hub: HubFiles, folder: Path, progress: Progress | None) -> No
         report(0.1 + 0.9 * (number + 1) / len(hub.paths), f"{rows:,} rows")
     if rows == 0:
         raise SourceError(f"{hub.repo_id}: the dataset has 0 rows")
-    work = Path(tempfile.mkdtemp(prefix=".remote-", dir=folder.parent))
-    try:
-        for number, tail in enumerate(tails):
-            (work / f"footer-{number}.bin").write_bytes(tail)
-        manifest = {"rows": rows, "files": list(hub.paths), "groups": groups, "layout": asdict(layouts[0])}
-        write_meta(work / "meta.arrow", batches, manifest)
-        folder.mkdir(parents=True, exist_ok=True)
-        for item in sorted(work.iterdir(), key=lambda p: p.name == "meta.arrow"):
-            os.replace(item, folder / item.name)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    names = []
+    for number, tail in enumerate(tails):
+        (folder / f"footer-{number}.bin").write_bytes(tail)
+        names.append(f"footer-{number}.bin")
+    manifest = {"rows": rows, "files": list(hub.paths), "groups": groups, "layout": asdict(layouts[0])}
+    write_meta(folder / "meta.arrow", batches, manifest)
+    return [*names, "meta.arrow"]
 
 
 def _layout(footer: pq.FileMetaData, name: str) -> Layout:

@@ -22,7 +22,9 @@ import numpy as np
 
 from ..trace.model import TrialHistory
 from . import source_kinds
+from .cache_budget import sweep
 from .dataset import Storage
+from .errors import naming
 from .facets import FacetIndex
 from .history import rebuild_history
 from .ordering import Ordering
@@ -221,6 +223,7 @@ def prepare(specs: list[SourceSpec], progressive: bool = False) -> list[Resolved
     A hub dataset not yet converted is downloaded here (with huggingface_hub's progress bars), unless
     `progressive`: then it is left for `open_session` to read remotely while the app downloads it.
     """
+    sweep()  # what processes that died left in the cache
     return [source_kinds.prepare(spec, download=not progressive) for spec in specs]
 
 
@@ -241,5 +244,6 @@ def open_session(
             if progress is not None:
                 progress((index + fraction) / len(sources), message)
 
-        datasets.append(source_kinds.kind_of(source).open(source, step, cache_size))
+        with naming(source.display or source.dataset_id):
+            datasets.append(source_kinds.kind_of(source).open(source, step, cache_size))
     return Session(datasets)

@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from .errors import SourceError
+from .errors import SourceError, naming
 from .hub_sources import HfPath, HubDataset
 from .layout import NoDataFiles
 from .local_sources import DataFile, DatasetFolder, SavedDataset
@@ -78,19 +78,21 @@ def kind_of(source: ResolvedSource) -> SourceKind:
 def resolve(spec: SourceSpec) -> ResolvedSource:
     """Where the data of `spec` is, as the kind that claims it finds it (nothing downloaded or checked)."""
     kind, path = _claimant(spec)
-    try:
-        return kind.resolve(spec, path)
-    except NoDataFiles:
-        raise _nothing_here(path) from None
+    with naming(spec.source.strip()):
+        try:
+            return kind.resolve(spec, path)
+        except NoDataFiles:
+            raise _nothing_here(path) from None
 
 
 def prepare(spec: SourceSpec, download: bool) -> ResolvedSource:
-    """The source `spec` names, resolved and prepared by its kind (`SourceKind.prepare`)."""
+    """The source `spec` names, resolved and prepared by its kind (`SourceKind.prepare`); an error names it."""
     kind, path = _claimant(spec)
-    try:
-        return kind.prepare(spec, path, download)
-    except NoDataFiles:
-        raise _nothing_here(path) from None
+    with naming(spec.source.strip()):
+        try:
+            return kind.prepare(spec, path, download)
+        except NoDataFiles:
+            raise _nothing_here(path) from None
 
 
 def _claimant(spec: SourceSpec) -> tuple[SourceKind, Path]:

@@ -8,6 +8,7 @@ messages (`ui/work.py`).
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -18,7 +19,7 @@ from textual.app import App
 from textual.message import Message
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from ..data.errors import SourceError
+from ..data.errors import SourceError, one_line
 from ..data.facets import FilterState
 from ..data.session import Session, open_session
 from ..data.sources import ResolvedSource
@@ -62,6 +63,25 @@ class LocalCopy(Message):
         self.sizes = sizes
 
 
+class Notice(Message):
+    """A notice of the data layer (`cache for X was damaged: rebuilding`), posted from any thread."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+class Notices(logging.Handler):
+    """The data layer's warnings (the "tracetui" logger), shown by the app while it runs."""
+
+    def __init__(self, app: App) -> None:
+        super().__init__(logging.WARNING)
+        self.app = app
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.app.post_message(Notice(one_line(record.getMessage())))
+
+
 class DownloadStopped(Message):
     """The download failed (`reason`); reading from the hub goes on."""
 
@@ -100,8 +120,17 @@ class TraceApp(App):
         """Why the session could not open; the command line prints it after the terminal is restored."""
         self.user_keymap: dict[str, str] = {}
         """The config file's `[keymap]`: binding id → keys (the help screen and palette show them)."""
+        self._notices = Notices(self)
+
+    def on_unmount(self) -> None:
+        logging.getLogger("tracetui").removeHandler(self._notices)
+
+    @on(Notice)
+    def _notice(self, event: Notice) -> None:
+        self.notify(event.text, severity="warning", markup=False, timeout=10)
 
     def on_mount(self) -> None:
+        logging.getLogger("tracetui").addHandler(self._notices)
         self.user_keymap = apply_user_keymap(self)
         if self.session is not None:
             self._loaded(self.session)
