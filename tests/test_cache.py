@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tracetui.data import cache_budget, manifest
+from tracetui.data import cache_folders
 from tracetui.data.findings_index import build_findings_index
 from tracetui.data.session import open_session, prepare
 from tracetui.data.sources import SourceSpec
@@ -57,8 +57,8 @@ def conversion_of(session) -> Path:
 
 def released() -> None:
     """Forget the folders this process holds, as if it had exited (other processes' view of the cache)."""
-    for folder in list(cache_budget._held):
-        cache_budget.release(folder)
+    for folder in list(cache_folders._held):
+        cache_folders.release(folder)
 
 
 @pytest.mark.parametrize("damage", list(DAMAGES))
@@ -74,7 +74,7 @@ def test_a_damaged_file_of_any_kind_is_rebuilt_with_one_line(name, damage, small
     lines = [record.getMessage() for record in caplog.records]
     assert len(lines) == 1 and lines[0].startswith(f"cache for {small} was damaged") and "rebuilding" in lines[0]
     assert len(again) == trials and again.history(trials - 1).messages == history
-    assert manifest.check(conversion_of(again)) is not None
+    assert cache_folders.sound(conversion_of(again)) is not None
     caplog.clear()
     released()
     opened(small)
@@ -90,7 +90,7 @@ def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
 )
 def test_the_commands_rebuild_a_damaged_cache_with_one_line(name, damage, small):
     assert run_cli("findings", str(small)).returncode == 0
-    (folder,) = [entry.folder for entry in cache_budget.entries()]
+    (folder,) = [entry.folder for entry in cache_folders.entries()]
     DAMAGES[damage](folder / name)
     rebuilt = run_cli("stats", str(small))  # the first open rebuilds, and says so in one line
     assert rebuilt.returncode == 0 and rebuilt.stdout.startswith("model"), rebuilt.stderr
@@ -104,7 +104,7 @@ async def test_the_app_opens_a_damaged_cache_and_says_it_rebuilds(name, small):
     from .ui_helpers import make_app, wait_loaded
 
     trials = len(opened(small))
-    (folder,) = [entry.folder for entry in cache_budget.entries()]
+    (folder,) = [entry.folder for entry in cache_folders.entries()]
     released()
     DAMAGES["truncated"](folder / name)
     app = make_app(prepare([SourceSpec(str(small))]))
@@ -153,7 +153,7 @@ def test_a_conversion_killed_at_any_point_leaves_nothing_in_the_way(delay, large
     session = open_session(prepare([SourceSpec(str(larger))]))
     assert len(session) > 0 and session.num_rows == 12_000
     assert not list(cache_dir().glob(".converting-*"))  # swept
-    assert [entry.kind for entry in cache_budget.entries()] == ["conversion"]
+    assert [entry.kind for entry in cache_folders.entries()] == ["conversion"]
     released()
 
 
@@ -168,13 +168,13 @@ def test_a_newer_conversion_of_the_same_source_supersedes_the_older(tmp_path):
     other = write_source(tmp_path / "other.parquet", 2, "b")
     open_session(prepare([SourceSpec(str(source))]))
     open_session(prepare([SourceSpec(str(other))]))
-    old = {entry.folder for entry in cache_budget.entries()}
+    old = {entry.folder for entry in cache_folders.entries()}
     released()
     time.sleep(0.01)
     write_source(source, 5, "c")  # re-exported: new size and mtime, so a new conversion
     session = open_session(prepare([SourceSpec(str(source))]))
     assert len(session) == 5
-    kept = {entry.source: entry.folder for entry in cache_budget.entries()}
+    kept = {entry.source: entry.folder for entry in cache_folders.entries()}
     assert set(kept) == {str(source), str(other)} and kept[str(source)] not in old and kept[str(other)] in old
 
 
@@ -192,24 +192,24 @@ def test_the_size_bound_evicts_the_least_recently_used_and_never_an_open_one(tmp
     a, b, c = (write_source(tmp_path / f"{name}.parquet", 40, name) for name in "abc")
     folders = [conversion_of(open_session(prepare([SourceSpec(str(source))]))) for source in (a, b, c)]
     for number, folder in enumerate(folders):
-        os.utime(folder / manifest.NAME, (1000 + number, 1000 + number))  # a used first, c last
+        os.utime(folder / cache_folders.NAME, (1000 + number, 1000 + number))  # a used first, c last
     released()
-    sizes = {entry.source: entry.size for entry in cache_budget.entries()}
+    sizes = {entry.source: entry.size for entry in cache_folders.entries()}
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLD, str(a)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "open\n"
-        os.utime(folders[0] / manifest.NAME, (1000, 1000))  # opened long ago, and open still
-        cache_budget.trim(sizes[str(a)] + sizes[str(c)] + sizes[str(b)] // 2)  # one of the three must go
-        assert {entry.source for entry in cache_budget.entries()} == {str(a), str(c)}  # not a, the open one: b
+        os.utime(folders[0] / cache_folders.NAME, (1000, 1000))  # opened long ago, and open still
+        cache_folders.trim(sizes[str(a)] + sizes[str(c)] + sizes[str(b)] // 2)  # one of the three must go
+        assert {entry.source for entry in cache_folders.entries()} == {str(a), str(c)}  # not a, the open one: b
     finally:
         holder.communicate("", timeout=30)
-    cache_budget.trim(sizes[str(c)] + sizes[str(b)] // 2)
-    assert {entry.source for entry in cache_budget.entries()} == {str(c)}  # a closed: the least recently used
+    cache_folders.trim(sizes[str(c)] + sizes[str(b)] // 2)
+    assert {entry.source for entry in cache_folders.entries()} == {str(c)}  # a closed: the least recently used
     done = run_cli("stats", str(a), "--cache-size", "1")  # a new conversion is kept, whatever the bound
     assert done.returncode == 0, done.stderr
-    assert {entry.source for entry in cache_budget.entries()} == {str(a)}
+    assert {entry.source for entry in cache_folders.entries()} == {str(a)}
 
 
 def test_tracetui_cache_lists_and_clears(tmp_path):
@@ -225,11 +225,11 @@ def test_tracetui_cache_lists_and_clears(tmp_path):
     assert lines[-1].startswith("") and f"in {cache_dir()}" in lines[-1]
     cleared = run_cli("cache", "clear", str(a))
     assert cleared.returncode == 0 and cleared.stderr.startswith("removed 1 from the cache")
-    assert [entry.source for entry in cache_budget.entries()] == [str(b)]
+    assert [entry.source for entry in cache_folders.entries()] == [str(b)]
     nothing = run_cli("cache", "clear", str(a))
     assert nothing.returncode == 0 and f"nothing in the cache for {a}" in nothing.stderr
     assert run_cli("cache", "clear").returncode == 0
-    assert cache_budget.entries() == [] and run_cli("cache").stdout.startswith("(the cache is empty)")
+    assert cache_folders.entries() == [] and run_cli("cache").stdout.startswith("(the cache is empty)")
 
 
 @pytest.fixture(scope="module")

@@ -62,7 +62,7 @@ def cache_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _size(text: str) -> int:
-    from ..data.cache_budget import parse_size
+    from ..data.cache_folders import parse_size
 
     try:
         return parse_size(text)

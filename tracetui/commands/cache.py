@@ -42,14 +42,14 @@ def run(argv: list[str]) -> int:
 
 
 def _cache(args) -> int:
-    from ..data import cache_budget
+    from ..data import cache_folders
     from ..paths import cache_dir
 
     if args.action == "clear":
         return _clear(args.sources)
     if args.sources:
         raise SourceError(f"{args.sources[0]}: a source goes with clear (tracetui cache clear SOURCE)")
-    entries = cache_budget.entries()
+    entries = cache_folders.entries()
     records: list[Record] = [
         {
             "source": entry.source,
@@ -64,28 +64,29 @@ def _cache(args) -> int:
     elif args.format == "csv":
         write_csv(records, ["source", "kind", "size", "last_used"])
     else:
-        rows = [{**r, "size": cache_budget.size_text(int(str(r["size"])))} for r in records]
+        rows = [{**r, "size": cache_folders.size_text(int(str(r["size"])))} for r in records]
         table = [{name: str(value) for name, value in row.items()} for row in rows]
         print_table(table, empty="(the cache is empty)", width=SOURCE_WIDTH)  # a source whole: `clear` takes it
-        limit = cache_size(args) or cache_budget.default_limit()
-        total = cache_budget.size_text(sum(entry.size for entry in entries))
-        print(f"\n{total} of at most {cache_budget.size_text(limit)} (--cache-size), in {cache_dir()}")
+        total = sum(entry.size for entry in entries)
+        limit = cache_size(args)
+        bound = cache_folders.size_text(cache_folders.default_limit(total) if limit is None else limit)
+        print(f"\n{cache_folders.size_text(total)} of at most {bound} (--cache-size), in {cache_dir()}")
     return 0
 
 
 def _clear(sources: list[str]) -> int:
-    from ..data import cache_budget
+    from ..data import cache_folders
 
     removed, kept = [], []
     everything: list[str | None] = [None]
     for source in sources or everything:
-        gone, held = cache_budget.clear(source)
+        gone, held = cache_folders.clear(source)
         if source is not None and not gone and not held:
             print(f"tracetui: nothing in the cache for {source} (tracetui cache lists what there is)", file=sys.stderr)
         removed += gone
         kept += held
     if removed or not sources:
-        freed = cache_budget.size_text(sum(entry.size for entry in removed))
+        freed = cache_folders.size_text(sum(entry.size for entry in removed))
         print(f"removed {len(removed)} from the cache ({freed})", file=sys.stderr)
     if kept:
         names = ", ".join(sorted({entry.source for entry in kept}))

@@ -2,7 +2,7 @@
 
 Each fetched row group is stored as an Arrow IPC file of the conversion's data schema in its remote
 dataset's folder, so reading it back is a memory map. They count towards the cache's one size bound
-(`cache_budget`: `--cache-size`), as the least recently used things it evicts first: a file in use is
+(`cache_folders`: `--cache-size`), as the least recently used things it evicts first: a file in use is
 touched, and the file just written is never the one evicted. Another process may evict a file we have
 mapped: the mapping stays valid.
 """
@@ -16,14 +16,14 @@ import pyarrow as pa
 
 from ..paths import write_atomically
 from .cache import read_kept
-from .cache_budget import default_limit, trim
+from .cache_folders import trim
 from .convert import DATA_SCHEMA
 
 
 class GroupCache:
     def __init__(self, limit: int | None = None) -> None:
         self.limit = limit
-        """The cache's size bound (None: `cache_budget.default_limit`)."""
+        """The cache's size bound (None: `cache_folders.default_limit`)."""
 
     @staticmethod
     def path(folder: Path, group: int) -> Path:
@@ -46,7 +46,7 @@ class GroupCache:
             write_atomically(
                 path, lambda temporary: write_table(temporary, pa.Table.from_batches([batch], DATA_SCHEMA))
             )
-            trim(default_limit() if self.limit is None else self.limit, keep=path)
+            trim(self.limit, keep=path)
         except OSError:  # a full or read-only disk: the row group stays in memory only
             return batch
         return self.load(folder, group) or batch

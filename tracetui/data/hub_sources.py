@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .cache import ensure_converted, find_conversion, remote_kept
+from .cache import ensure_converted, find_conversion, kept, remote_kept
 from .dataset import Dataset, Storage
 from .errors import SourceError, first_line
 from .layout import recall, split_files
@@ -98,8 +98,9 @@ class HubDataset:
     def open(self, source: ResolvedSource, progress: Progress, cache_size: int | None) -> Storage:
         """The kept conversion; else, not downloaded, the dataset read remotely (its metadata now, its
         text on demand) or, when its files cannot be read remotely, downloaded; then converted."""
-        if not source.downloaded and find_conversion(source) is None:
-            remote = _open_remote(source, progress, cache_size)
+        conversion, remote_folder = kept(source)
+        if not source.downloaded and conversion is None:
+            remote = _open_remote(source, remote_folder, progress, cache_size)
             if remote is not None:
                 return remote
         return Dataset(source, ensure_converted(source, progress, cache_size))
@@ -137,14 +138,15 @@ def _files(source: ResolvedSource) -> HubFiles:
     return source.hub
 
 
-def _open_remote(source: ResolvedSource, progress: Progress, cache_size: int | None) -> Storage | None:
-    """The remote dataset, or None after downloading the files when they cannot be read remotely."""
+def _open_remote(source: ResolvedSource, folder: Path, progress: Progress, cache_size: int | None) -> Storage | None:
+    """The remote dataset (its metadata kept in `folder`), or None after downloading the files when they
+    cannot be read remotely."""
     from .hub import download
     from .remote import NotRemote, RemoteDataset
 
     files = _files(source)
     try:
-        return RemoteDataset.open(source, files, cache_size, progress)
+        return RemoteDataset.open(source, files, folder, cache_size, progress)
     except NotRemote:
         total = max(1, files.total)
         done = 0

@@ -26,8 +26,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..paths import write_atomically
-from .cache import read_kept, remote_folder
-from .cache_budget import release, remove
+from .cache import read_kept
+from .cache_folders import kept_or_made, release, remove
 from .convert import CONVERSATION_COLUMNS, META_COLUMNS, data_batch, meta_batch, write_meta
 from .dataset import Piece, Storage
 from .errors import SourceError, Unreachable
@@ -91,10 +91,10 @@ class RemoteDataset(Storage):
 
     @classmethod
     def open(
-        cls, source: ResolvedSource, hub: HubFiles, limit: int | None, progress: Progress | None = None
+        cls, source: ResolvedSource, hub: HubFiles, folder: Path, limit: int | None, progress: Progress | None = None
     ) -> RemoteDataset:
-        """Open `source` (its `hub` files) remotely, reading its metadata over HTTP unless a previous open
-        kept it; `limit` bounds the cache its fetched row groups go to (see `cache_budget`).
+        """Open `source` (its `hub` files) remotely from `folder`, reading its metadata over HTTP into it
+        unless a previous open kept it; `limit` bounds the cache (see `cache_folders`).
 
         Raises NotRemote when its files cannot be read remotely, SourceError when the hub stops answering.
         """
@@ -107,7 +107,8 @@ class RemoteDataset(Storage):
                     f"{source.dataset_id}: the hub stopped answering while reading the metadata ({exc})"
                 ) from None
 
-        return cls(source, hub, remote_folder(source, read, limit), GroupCache(limit))
+        kept_or_made(folder, source.dataset_id, source.origin, "remote", read, limit)
+        return cls(source, hub, folder, GroupCache(limit))
 
     # --- row groups --------------------------------------------------------------------------
     def _group_of(self, row: int) -> int:

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..trace.model import TrialHistory
 from . import source_kinds
-from .cache_budget import sweep
+from .cache_folders import sweep
 from .dataset import Storage
 from .errors import naming
 from .facets import FacetIndex
@@ -236,7 +236,7 @@ def open_session(
     sources: list[ResolvedSource], progress: Progress | None = None, cache_size: int | None = None
 ) -> Session:
     """Every source opened by its kind (converting what is not cached yet, with progress) as one
-    session; a hub source that is not downloaded is read remotely (`cache_size`: see `cache_budget`)."""
+    session; a hub source that is not downloaded is read remotely (`cache_size`: see `cache_folders`)."""
     datasets: list[Storage] = []
     for index, source in enumerate(sources):
 

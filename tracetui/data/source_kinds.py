@@ -54,7 +54,7 @@ class SourceKind(Protocol):
 
     def open(self, source: ResolvedSource, progress: Progress, cache_size: int | None) -> Storage:
         """The storage of a prepared source, converted first if needed (reporting `progress`);
-        `cache_size` bounds the cache (`cache_budget`)."""
+        `cache_size` bounds the cache (`cache_folders`)."""
         ...
 
 

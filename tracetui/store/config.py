@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..data.cache_budget import parse_size
+from ..data.cache_folders import parse_size
 from ..paths import config_dir
 
 if sys.version_info >= (3, 11):
