@@ -274,3 +274,16 @@ def test_error_lines_are_one_bounded_line(small, tmp_path):
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "no such file or folder" in done.stderr
     done = run_cli("demo", "--rows", digits)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and len(done.stderr) < 400
+
+
+def test_the_config_file_bounds_the_cache(tmp_path, monkeypatch):
+    from tracetui.store.config import load_config
+
+    monkeypatch.setenv("TRACETUI_CONFIG_DIR", str(tmp_path))
+    (tmp_path / "config.toml").write_text('cache_size = "2G"\n')
+    assert load_config() == (load_config()[0], None) and load_config()[0].cache_size == 2 << 30
+    assert run_cli("cache").stdout.splitlines()[-1].startswith("0 B of at most 2.0 GB (--cache-size)")
+    assert run_cli("cache", "--cache-size", "500M").stdout.splitlines()[-1].startswith("0 B of at most 500.0 MB")
+    (tmp_path / "config.toml").write_text('cache_size = "lots"\n')
+    config, warning = load_config()
+    assert config.cache_size is None and warning is not None and "cache_size" in warning

@@ -29,13 +29,19 @@ class Parser(argparse.ArgumentParser):
 
 
 def subcommand(
-    prog: str, description: str, formats: tuple[str, ...] = (), filters: str = "", exclude: bool = False
+    prog: str,
+    description: str,
+    formats: tuple[str, ...] = (),
+    filters: str = "",
+    exclude: bool = False,
+    opens: bool = True,
 ) -> Parser:
-    """A subcommand's parser with the shared arguments: sources, --split/--revision/--config, and as
-    asked --format (the first choice is the default), --filter (`filters` says what it does), --exclude."""
+    """A subcommand's parser with the shared arguments: sources, --split/--revision/--config (and
+    --cache-size when it `opens` them), and as asked --format (the first choice is the default),
+    --filter (`filters` says what it does), --exclude."""
     parser = Parser(prog=f"tracetui {prog}", description=description)
     parser.add_argument("sources", nargs="+", metavar="SOURCE", help="hub id, hf:// path, file or folder")
-    source_options(parser)
+    source_options(parser, opens)
     if formats:
         parser.add_argument("--format", choices=formats, default=formats[0], help=f"default: {formats[0]}")
     if filters:
@@ -43,11 +49,12 @@ def subcommand(
     return parser
 
 
-def source_options(parser: argparse.ArgumentParser) -> None:
+def source_options(parser: argparse.ArgumentParser, opens: bool = True) -> None:
     parser.add_argument("--split", default="train", help="dataset split (default: train)")
     parser.add_argument("--revision", help="hub revision: branch, tag or commit")
     parser.add_argument("--config", help="dataset config (subset) name")
-    cache_option(parser)
+    if opens:
+        cache_option(parser)
 
 
 def cache_option(parser: argparse.ArgumentParser) -> None:

@@ -15,7 +15,10 @@ TABLE_COLUMNS = ("trial_name", "task", "model", "labels", "note", "updated")
 
 def parser():
     return subcommand(
-        "labels", "List the labels and notes given to a dataset's trials.", formats=("table", "csv", "json")
+        "labels",
+        "List the labels and notes given to a dataset's trials.",
+        formats=("table", "csv", "json"),
+        opens=False,
     )
 
 
