@@ -192,7 +192,7 @@ def test_bad_sources_raise_source_errors(tmp_path):
     )
     cases = {
         str(tmp_path / "missing.parquet"): "no such file",
-        str(tmp_path / "empty"): "no parquet",
+        str(tmp_path / "empty"): "no dataset found",
         str(tmp_path / "corrupt.parquet"): "not a readable parquet",
         str(tmp_path / "zero.parquet"): "0 rows",
         "someone/unknown-dataset": "not in the local Hugging Face cache",

@@ -229,7 +229,7 @@ def test_export_before_the_download_is_one_line_then_works(shards, serve, tmp_pa
     session = remote_session()
     with pytest.raises(SourceError, match="not downloaded yet"):
         export_trials(session, [0], tmp_path / "out.jsonl")
-    download(session.datasets[0].source.repo)
+    download(session.datasets[0].source.hub)
     assert export_trials(session, [0], tmp_path / "out.jsonl") == session.info(0).episodes
 
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from tracetui.data.errors import SourceError
-from tracetui.data.sources import SourceSpec, resolve
+from tracetui.data.source_kinds import resolve
+from tracetui.data.sources import SourceSpec
 
 from .conftest import trial_rows, write_parquet
 from .hub_server import FakeHub, use_hub

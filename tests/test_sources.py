@@ -188,11 +188,10 @@ def test_more_bad_sources(tmp_path):
 
 def test_permission_denied_is_one_line(tmp_path, monkeypatch):
     """Root (as tests and CI run) reads every file, so the denial is simulated where the kernel would answer."""
-    from tracetui.data import sources
     from tracetui.data.errors import SourceError
 
     secret = write_parquet(tmp_path / "secret" / "t.parquet", trial_rows("a", "a__1", 1, "1.0"))
-    monkeypatch.setattr(sources.os, "access", lambda path, mode: Path(path) != secret)
+    monkeypatch.setattr(os, "access", lambda path, mode: Path(path) != secret)
     with pytest.raises(SourceError, match="permission denied"):
         prepare([SourceSpec(str(secret))])
     with pytest.raises(SourceError, match="permission denied"):
@@ -218,3 +217,36 @@ def test_unreachable_hub_falls_back_to_the_cache(tmp_path):
         [sys.executable, "-m", "tracetui", "org/not-cached"], capture_output=True, text=True, env=env, timeout=120
     )
     assert done.returncode == 2 and "cannot reach the Hugging Face hub" in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_a_folder_that_holds_no_dataset_says_what_was_looked_for(tmp_path):
+    """A harbor jobs root is JSON files in no dataset layout: the split resolver's own message used to
+    break on it (`TypeError: sequence item 0: expected str instance, NamedSplit found`)."""
+    trial = tmp_path / "jobs" / "job-1" / "hello-world__aB3"
+    (trial / "verifier").mkdir(parents=True)
+    (trial / "verifier" / "test-stdout.txt").write_text("1 passed")
+    (trial / "result.json").write_text("{}")
+    (trial.parent / "config.json").write_text("{}")
+    done = subprocess.run(
+        [sys.executable, "-m", "tracetui", "stats", str(tmp_path / "jobs")], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith(f"tracetui: {tmp_path / 'jobs'}: no dataset found (looked for ")
+    assert "save_to_disk" in done.stderr and "data/train-*.parquet" in done.stderr
+
+
+def test_split_names_of_any_kind_reach_the_message(tmp_path):
+    """`datasets` names the splits of a default layout with NamedSplit, a dataset_dict.json with anything."""
+    from tracetui.data.errors import SourceError
+
+    write_parquet(tmp_path / "only-test" / "data" / "test-00000-of-00001.parquet", trial_rows("a", "a__1", 1, "1.0"))
+    with pytest.raises(SourceError, match=r"no split 'train' \(splits: test\)"):
+        prepare([SourceSpec(str(tmp_path / "only-test"))])
+    saved = tmp_path / "saved"
+    saved.mkdir()
+    (saved / "dataset_dict.json").write_text('{"splits": [2024, 2025]}')
+    with pytest.raises(SourceError, match=r"no split 'train' \(splits: 2024, 2025\)"):
+        prepare([SourceSpec(str(saved))])
+    (saved / "dataset_dict.json").write_text('{"splits": 7}')
+    with pytest.raises(SourceError, match=r"dataset_dict\.json: unreadable"):
+        prepare([SourceSpec(str(saved))])

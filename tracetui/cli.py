@@ -9,12 +9,12 @@ import argparse
 import importlib
 import importlib.abc
 import os
-import re
 import sys
 from pathlib import Path
 
 from . import __version__
-from .commands import guarded, source_options, source_specs, view_options
+from .commands import Parser, cache_option, guarded, source_options, source_specs, view_options
+from .commands import cache_size as cache_limit
 from .commands.demo import demo_rows, demo_sources
 
 EXAMPLES = """\
@@ -30,12 +30,13 @@ background; the app then switches to the local copy. With --no-download (or when
 the disk) it stays on the hub: trials are fetched as you open them, search streams the text.
 
 environment: HF_HOME, HF_TOKEN, HF_HUB_OFFLINE=1 (use the HF cache only),
-             TRACETUI_CACHE_DIR (where converted datasets are kept; default ~/.cache/tracetui)
+             TRACETUI_CACHE_DIR (where converted datasets are kept; default ~/.cache/tracetui:
+             see tracetui cache)
 """
 
 
 def open_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="tracetui",
         description="Read and triage datasets of coding-agent traces in the terminal.\n\n"
         "commands (each has --help):\n"
@@ -44,7 +45,8 @@ def open_parser() -> argparse.ArgumentParser:
         "  export    write the filtered or labelled trials to jsonl / parquet / csv\n"
         "  labels    your labels and notes on a dataset's trials; `labels import FILE` restores unsaved ones\n"
         "  findings  what went wrong in each trial (tampering, false claims, loops...), one record each\n"
-        "  web       serve the app to a browser (pip install 'tracetui[web]')",
+        "  web       serve the app to a browser (pip install 'tracetui[web]')\n"
+        "  cache     what the cache keeps (converted datasets), and `cache clear` to remove it",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -56,34 +58,20 @@ def open_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="read hub datasets over HTTP only, never downloading them (for datasets larger than the disk)",
     )
-    parser.add_argument(
-        "--cache-size",
-        type=parse_size,
-        default=None,
-        metavar="SIZE",
-        help="disk kept for row groups read from the hub, e.g. 500M or 4G (default: 2G)",
-    )
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     parser.add_argument("--version", action="version", version=f"tracetui {__version__}")
     return parser
 
 
 def demo_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tracetui demo", description="Open the bundled demo dataset, or write one.")
+    parser = Parser(prog="tracetui demo", description="Open the bundled demo dataset, or write one.")
     parser.add_argument("--rows", type=int, default=None, help="rows to generate (default: the bundled size)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (the data is deterministic)")
     parser.add_argument("--out", type=Path, help="write the dataset here (hub layout) and exit")
     view_options(parser)
+    cache_option(parser)
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     return parser
-
-
-def parse_size(text: str) -> int:
-    """`500M`, `4G`, `1.5GB`, `0` as bytes (binary units), for --cache-size."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?\s*", text, re.IGNORECASE)
-    if not match:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a size like 500M or 4G")
-    return int(float(match.group(1)) * 1024 ** " KMGT".index(match.group(2).upper() or " "))
 
 
 class _NoPandas(importlib.abc.MetaPathFinder):
@@ -114,7 +102,7 @@ def run_app(sources, args) -> int:
     from .ui.app import StartOptions, TraceApp
 
     filters = filter_args(args)
-    cache_size = getattr(args, "cache_size", None)
+    cache_size = cache_limit(args)
     session = open_session(sources, cache_size=cache_size) if all_cached(sources) else None
     state = FilterState()
     if filters:
@@ -180,6 +168,7 @@ COMMANDS = {
     "labels": _lazy("tracetui.commands.labels"),
     "findings": _lazy("tracetui.commands.findings"),
     "web": _lazy("tracetui.commands.web"),
+    "cache": _lazy("tracetui.commands.cache"),
 }
 """Subcommands: each takes its own argv and returns the exit code (see `commands.run`)."""
 

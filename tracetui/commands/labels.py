@@ -24,6 +24,7 @@ def parser():
         "List the labels and notes given to a dataset's trials. `tracetui labels import FILE` applies the"
         " file of unsaved labels and notes the app offers to write when the disk refused them.",
         formats=("table", "csv", "json"),
+        opens=False,
     )
 
 

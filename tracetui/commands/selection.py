@@ -18,7 +18,7 @@ import numpy as np
 
 from ..data.facets import FilterArg, FilterState, parse_filter_args, resolve_filters
 from ..data.session import Session, open_session, prepare
-from . import end_progress, print_progress, source_specs
+from . import cache_size, end_progress, print_progress, source_specs
 
 if TYPE_CHECKING:  # imported where they are used, when a filter or a grouping needs them
     from ..data.findings_index import FindingsIndex
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # imported where they are used, when a filter or a grouping n
 
 def open_sources(args) -> Session:
     """The session of the command line's sources, converting what is new with progress on stderr."""
-    session = open_session(prepare(source_specs(args)), print_progress)
+    session = open_session(prepare(source_specs(args)), print_progress, cache_size(args))
     end_progress()
     for note in session.notes:
         print(f"tracetui: {note}", file=sys.stderr)

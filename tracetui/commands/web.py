@@ -21,7 +21,7 @@ import sys
 from urllib.parse import quote
 
 from ..data.errors import SourceError
-from . import Parser, guarded, print_progress, source_options, source_specs, view_options
+from . import Parser, cache_size, end_progress, guarded, print_progress, source_options, source_specs, view_options
 from .demo import demo_rows, demo_sources
 
 DRIVER = "tracetui.web.driver:SessionDriver"
@@ -89,15 +89,15 @@ def _serve(args) -> int:
         raise SourceError("the web extra is not installed: pip install 'tracetui[web]'") from None
     import logging
 
-    from ..data.cache import ensure_converted
+    from ..data.session import open_session
     from ..web.server import TraceServer, is_loopback
     from .selection import filter_args
 
     filter_args(args)  # fail before any download on a malformed filter or an unknown facet
     token = _token(args)
     sources, app_argv = _sources(args)
-    for source in sources:
-        ensure_converted(source, print_progress)
+    open_session(sources, print_progress, cache_size(args))  # converted here, once: each tab then opens at once
+    end_progress()
     private = is_loopback(args.host)
     for warning in _warnings(args.host, private, token):
         print(f"tracetui: warning: {warning}", file=sys.stderr)
@@ -145,6 +145,7 @@ def _sources(args) -> tuple[list, list[str]]:
     options = [f"--split={args.split}"]
     options += [f"--revision={args.revision}"] if args.revision else []
     options += [f"--config={args.config}"] if args.config else []
+    options += [f"--cache-size={args.cache_size}"] if args.cache_size is not None else []
     return prepare(source_specs(args)), [*options, *view, "--", *args.sources]
 
 

@@ -1,27 +1,30 @@
 """Where converted datasets live, and how a source finds its conversion (or makes it once).
 
 A local source is keyed by its files (path, size, mtime); a hub source by its repo, commit and files,
-so its conversion is found before (or without) the files being downloaded.
+so its conversion is found before (or without) the files being downloaded. A conversion is complete or
+absent, checked when opened, held while open, and made again when damaged (`cache_folders`); a file
+kept beside it that no longer reads is worked out again (`read_kept`). Both say so in one line.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
-import tempfile
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from ..paths import cache_dir
-from .errors import SourceError
+from .cache_folders import kept_or_made, report_damage, sound
 
 if TYPE_CHECKING:
-    from .convert import Progress
-    from .sources import ResolvedSource
+    from .sources import Progress, ResolvedSource
 
-CACHE_VERSION = 1
+T = TypeVar("T")
+CACHE_VERSION = 2
+"""Bump when what a conversion holds changes: a new version never reads another's folders."""
+CONVERSION = ["meta.arrow", "data.arrow"]
 
 
 def cache_key(source: ResolvedSource) -> str:
@@ -37,44 +40,56 @@ def cache_key(source: ResolvedSource) -> str:
     return hashlib.sha256(json.dumps(identity).encode()).hexdigest()[:24]
 
 
-def cached_dir(source: ResolvedSource) -> Path | None:
-    """The finished conversion of `source`, if there is one."""
+def find_conversion(source: ResolvedSource) -> Path | None:
+    """The complete, undamaged conversion of `source`, if there is one (nothing is changed)."""
     folder = cache_dir() / cache_key(source)
-    return folder if (folder / "meta.arrow").is_file() and (folder / "data.arrow").is_file() else None
+    return folder if sound(folder) is not None else None
 
 
-def remote_dir(source: ResolvedSource) -> Path:
-    """Where a hub source read remotely keeps its metadata, footers and fetched row groups."""
-    return cache_dir() / f"{cache_key(source)}.remote"
+class Kept(NamedTuple):
+    """What the cache has of a hub source, and where a remote read of it keeps its metadata."""
+
+    conversion: Path | None
+    remote: Path
 
 
-def ensure_converted(source: ResolvedSource, progress: Progress | None = None) -> Path:
-    """Return the conversion folder of `source`, converting its files first if needed.
+def kept(source: ResolvedSource) -> Kept:
+    key = cache_key(source)
+    conversion = cache_dir() / key
+    return Kept(conversion if sound(conversion) is not None else None, cache_dir() / f"{key}.remote")
 
-    The conversion is written to a temporary folder and renamed into place, so an interrupted run
-    leaves nothing half-written behind and two processes converting at once do not clash.
-    """
-    done = cached_dir(source)
-    if done is not None:
-        return done
+
+def remote_kept(source: ResolvedSource) -> bool:
+    """Whether a previous remote open kept the metadata of `source`, undamaged (it reopens reading nothing)."""
+    return sound(kept(source).remote) is not None
+
+
+def ensure_converted(source: ResolvedSource, progress: Progress | None = None, cache_size: int | None = None) -> Path:
+    """The conversion folder of `source`, converted first when there is none (or it is damaged); held for
+    this process. A new one supersedes the older ones of its origin, and the cache is kept under
+    `cache_size` (see `cache_folders`)."""
+    target = cache_dir() / cache_key(source)
+    kept_or_made(
+        target, source.dataset_id, source.origin, "conversion", partial(_convert, source, progress), cache_size
+    )
+    return target
+
+
+def _convert(source: ResolvedSource, progress: Progress | None, work: Path) -> list[str]:
     from .convert import convert  # pyarrow.parquet and friends: only when there is something to convert
 
-    root = cache_dir()
+    convert(source.files, work, progress)
+    return CONVERSION
+
+
+def read_kept(path: Path, load: Callable[[Path], T]) -> T | None:
+    """`load(path)` of a file kept beside a conversion (trial groups, an index, a fetched row group): None
+    when there is none; one that cannot be read is damaged: removed with one line, to be worked out again."""
     try:
-        root.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=".converting-", dir=root))
-    except OSError as exc:
-        raise SourceError(f"cannot write the cache at {root} ({exc.strerror}); set TRACETUI_CACHE_DIR") from None
-    target = root / cache_key(source)
-    try:
-        convert(source.files, work, progress)
-        try:
-            os.rename(work, target)
-        except OSError:
-            if cached_dir(source) is None:  # not a lost race with another process: a real failure
-                raise
-    except OSError as exc:
-        raise SourceError(f"cannot write the cache at {root} ({exc.strerror or exc})") from None
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return target
+        return load(path)
+    except FileNotFoundError:
+        return None
+    except Exception:  # whatever a cut-short or overwritten file makes its reader raise
+        report_damage(path.parent.parent if path.parent.name == "groups" else path.parent, what=path.name)
+        path.unlink(missing_ok=True)
+        return None

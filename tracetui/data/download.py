@@ -17,9 +17,10 @@ import numpy as np
 import pyarrow.compute as pc
 
 from ..paths import cache_dir
-from .cache import ensure_converted
-from .dataset import Dataset, Storage
+from .dataset import Storage
 from .hub import Cancelled, download
+from .remote import RemoteDataset
+from .source_kinds import kind_of
 from .trial_groups import grouped
 
 CONVERSION_SHARE = 0.2
@@ -51,16 +52,21 @@ class Download:
             self.done += count
 
 
-def missing_bytes(storage: Storage) -> int:
+def remote_datasets(session) -> list[tuple[int, RemoteDataset]]:
+    """The session's datasets read from the hub, with their index in the session."""
+    return [(index, ds) for index, ds in enumerate(session.datasets) if isinstance(ds, RemoteDataset)]
+
+
+def missing_bytes(storage: RemoteDataset) -> int:
     """Bytes of a hub dataset's files not yet in the HF cache."""
-    hub = storage.source.repo
+    hub = storage.hub
     return sum(size for size, local in zip(hub.sizes, hub.local) if not local.exists())
 
 
-def disk_shortfall(storage: Storage) -> tuple[int, int] | None:
+def disk_shortfall(storage: RemoteDataset) -> tuple[int, int] | None:
     """None when downloading and converting `storage` fits in the free disk space, else (bytes needed,
     bytes free). The conversion's size is the text's uncompressed size, from the parquet footers."""
-    hub = storage.source.repo
+    hub = storage.hub
     downloading = missing_bytes(storage)
     converting = sum(pc.sum(storage.meta.column(name)).as_py() or 0 for name in ("n_bytes", "verifier_bytes"))
     hf_disk, cache_disk = _existing(hub.folder), _existing(cache_dir())
@@ -72,8 +78,11 @@ def disk_shortfall(storage: Storage) -> tuple[int, int] | None:
     return None if fits else (downloading + converting, min(hf_free, cache_free))
 
 
-def local_copy(storage: Storage, state: Download, cancelled: Callable[[], bool]) -> tuple[Dataset, np.ndarray]:
-    """Download and convert a remote dataset; returns the local dataset and its trials' exact text sizes.
+def local_copy(
+    storage: RemoteDataset, state: Download, cancelled: Callable[[], bool], cache_size: int | None
+) -> tuple[Storage, np.ndarray]:
+    """Download a remote dataset, then open it as its kind opens a downloaded source (converting it);
+    returns the local dataset and its trials' exact text sizes.
 
     Raises Cancelled when `cancelled()`, SourceError or hub.Unreachable when the hub fails.
     """
@@ -89,8 +98,8 @@ def local_copy(storage: Storage, state: Download, cancelled: Callable[[], bool])
             raise Cancelled()
         state.converting = max(fraction, 0.01)
 
-    download(source.repo, fetched)
-    dataset = Dataset(source, ensure_converted(source, converted))
+    download(storage.hub, fetched)
+    dataset = kind_of(source).open(source, converted, cache_size)
     return dataset, grouped(dataset).size
 
 

@@ -1,9 +1,10 @@
-"""The bounded on-disk cache of row groups fetched from the hub, least recently used evicted first.
+"""Row groups fetched from the hub, kept on disk so that a trial read once opens at once next time.
 
-Each fetched row group is stored as an Arrow IPC file of the conversion's data schema, so reading it
-back is a memory map. One bound (`--cache-size`) holds for every remote dataset together; a file in
-use is touched, and eviction removes the oldest files until the total fits (never the one just
-written). Another process may evict a file we have mapped: the mapping stays valid.
+Each fetched row group is stored as an Arrow IPC file of the conversion's data schema in its remote
+dataset's folder, so reading it back is a memory map. They count towards the cache's one size bound
+(`cache_folders`: `--cache-size`), as the least recently used things it evicts first: a file in use is
+touched, and the file just written is never the one evicted. Another process may evict a file we have
+mapped: the mapping stays valid.
 """
 
 from __future__ import annotations
@@ -13,56 +14,45 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ..paths import cache_dir
+from ..paths import write_atomically
+from .cache import read_kept
+from .cache_folders import trim
 from .convert import DATA_SCHEMA
-
-DEFAULT_LIMIT = 2 << 30
-"""2 GiB: about twenty row groups of real traces (~100 MB of text each)."""
 
 
 class GroupCache:
-    def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
+    def __init__(self, limit: int | None = None) -> None:
         self.limit = limit
+        """The cache's size bound (None: `cache_folders.default_limit`)."""
 
     @staticmethod
     def path(folder: Path, group: int) -> Path:
         return folder / "groups" / f"{group}.arrow"
 
     def load(self, folder: Path, group: int) -> pa.RecordBatch | None:
-        """The stored row group, memory-mapped (and marked as just used), or None."""
-        path = self.path(folder, group)
-        try:
+        """The stored row group, memory-mapped (and marked as just used), or None (a damaged one is removed)."""
+
+        def mapped(path: Path) -> pa.RecordBatch:
             os.utime(path)
             return pa.ipc.open_file(pa.memory_map(str(path))).get_batch(0)
-        except (OSError, pa.ArrowInvalid):
-            return None
+
+        return read_kept(self.path(folder, group), mapped)
 
     def store(self, folder: Path, group: int, batch: pa.RecordBatch) -> pa.RecordBatch:
-        """Keep `batch` on disk (evicting older row groups beyond the limit) and return it mapped from there."""
+        """Keep `batch` on disk (evicting what the bound does not leave room for) and return it mapped from there."""
         path = self.path(folder, group)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = path.with_suffix(f".{os.getpid()}.tmp")
-            with pa.OSFile(str(temporary), "wb") as sink, pa.ipc.new_file(sink, DATA_SCHEMA) as writer:
-                writer.write_batch(batch)
-            temporary.replace(path)
-            self._evict(keep=path)
+            write_atomically(
+                path, lambda temporary: write_table(temporary, pa.Table.from_batches([batch], DATA_SCHEMA))
+            )
+            trim(self.limit, keep=path)
         except OSError:  # a full or read-only disk: the row group stays in memory only
             return batch
         return self.load(folder, group) or batch
 
-    def _evict(self, keep: Path) -> None:
-        entries = []
-        for path in cache_dir().glob("*.remote/groups/*.arrow"):
-            try:
-                stat = path.stat()
-            except OSError:
-                continue
-            entries.append((stat.st_mtime_ns, stat.st_size, path))
-        total = sum(size for _, size, _ in entries)
-        for _, size, path in sorted(entries):
-            if total <= self.limit:
-                break
-            if path != keep:
-                path.unlink(missing_ok=True)
-                total -= size
+
+def write_table(path: Path, table: pa.Table) -> None:
+    """`table` as an Arrow IPC file (the format that maps one batch without reading the others)."""
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)

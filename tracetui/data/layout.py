@@ -9,15 +9,15 @@ names and card); a warm open reads the answer back and never imports `datasets`.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-import os
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from ..paths import cache_dir
-from .errors import SourceError, first_line
+from ..paths import cache_dir, write_atomically
+from .errors import SourceError, first_line, listed
 
 FORMATS = {".parquet": "parquet", ".arrow": "arrow", ".json": "json", ".jsonl": "json", ".ndjson": "json"}
 """The file suffixes tracetui reads, by `datasets` builder (a split keeps its most common builder's files)."""
@@ -27,27 +27,36 @@ Card = Path | Callable[[], "Path | None"] | None
 """The dataset card (README.md), or what fetches it when a resolution needs it."""
 
 
+class NoDataFiles(SourceError):
+    """The layout has no data files for any split (a folder of something else)."""
+
+
 def split_files(
-    base: str, identity: list, split: str, config: str | None, card: Card, patterns: list[str] | None = None
+    base: str,
+    identity: list,
+    split: str,
+    config: str | None,
+    card: Card,
+    patterns: list[str] | None = None,
+    name: str = "",
 ) -> list[str]:
     """Paths relative to `base` of the split's data files, remembered under `identity`.
 
     `base` is a local folder or `hf://datasets/<id>@<commit>`; `patterns` the user's own data-files
-    patterns (an hf:// path), which replace the card's. Raises SourceError for an unknown split or
-    config, or a layout with no data files.
+    patterns (an hf:// path), which replace the card's. Raises SourceError (its message starting with
+    `name`) for an unknown split or config, NoDataFiles for a layout with no data files.
     """
     files = recall(identity, split, config, patterns)
     if files is not None:
         return files
-    files = _resolve(base.rstrip("/"), split, config, card, patterns)
-    memo = _memo(identity, split, config, patterns)
     try:
+        files = _resolve(base.rstrip("/"), split, config, card, patterns)
+    except SourceError as exc:
+        raise type(exc)(f"{name}: {exc}" if name else str(exc)) from None
+    memo = _memo(identity, split, config, patterns)
+    with contextlib.suppress(OSError):  # a read-only cache only means resolving again next time
         memo.parent.mkdir(parents=True, exist_ok=True)
-        temporary = memo.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps({"files": files}))
-        temporary.replace(memo)
-    except OSError:  # a read-only cache only means resolving again next time
-        pass
+        write_atomically(memo, json.dumps({"files": files}).encode())
     return files
 
 
@@ -84,13 +93,16 @@ def _resolve(base: str, split: str, config: str | None, card: Card, patterns: li
             wanted, root = _config_patterns(base, config, card() if callable(card) else card)
         resolved = DataFilesDict.from_patterns(wanted, base_path=root, allowed_extensions=list(FORMATS))
     except EmptyDatasetError:
-        raise SourceError("no parquet, arrow or jsonl files in this dataset") from None
+        raise NoDataFiles("no parquet, arrow or jsonl files in this dataset") from None
     except FileNotFoundError as exc:
         raise SourceError(f"no data files match the card's patterns ({first_line(exc)})") from None
     except ValueError as exc:  # a malformed `configs:` section, as load_dataset reports it
         raise SourceError(f"the dataset card's configs are invalid ({first_line(exc)})") from None
-    if split not in resolved:
-        raise SourceError(f"no split {split!r} (splits: {', '.join(resolved) or 'none'})")
+    splits = [str(name) for name, found in resolved.items() if found]  # `datasets` names them with NamedSplit
+    if not splits:
+        raise NoDataFiles("no parquet, arrow or jsonl files in this dataset")
+    if split not in splits:
+        raise SourceError(f"no split {split!r} (splits: {listed(splits)}); choose one with --split")
     files = [str(f) for f in resolved[split]]
     counts = Counter(FORMATS[Path(f).suffix] for f in files if Path(f).suffix in FORMATS)
     if not counts:
@@ -115,9 +127,9 @@ def _config_patterns(base: str, config: str | None, card: Path | None) -> tuple[
         return get_data_patterns(base), base
     name = config or configs.get_default_config_name()
     if name is None:
-        raise SourceError(f"choose a config with --config ({', '.join(configs)})")
+        raise SourceError(f"choose a config with --config ({listed(configs)})")
     if name not in configs:
-        raise SourceError(f"no config {name!r} (configs: {', '.join(configs)})")
+        raise SourceError(f"no config {name!r} (configs: {listed(configs)}); choose one with --config")
     params = configs[name]
     root = f"{base}/{params['data_dir'].strip('/')}" if params.get("data_dir") else base
     data_files = params.get("data_files")

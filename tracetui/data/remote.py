@@ -13,10 +13,8 @@ local copy replaces this dataset.
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
-import shutil
-import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
@@ -27,25 +25,23 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .cache import remote_dir
+from ..paths import write_atomically
+from .cache import read_kept
+from .cache_folders import kept_or_made, release, remove
 from .convert import CONVERSATION_COLUMNS, META_COLUMNS, data_batch, meta_batch, write_meta
 from .dataset import Piece, Storage
-from .errors import SourceError
-from .group_cache import GroupCache
-from .hub import HubFile, Unreachable, ahead, parallel, prefetch
-from .sources import ResolvedSource
+from .errors import SourceError, Unreachable
+from .group_cache import GroupCache, write_table
+from .hub_reads import ahead, read_columns, read_row_group
+from .sources import HubFiles, Progress, ResolvedSource
 from .utf8 import valid_utf8
 
-FOOTER_READ = 64 << 10
-"""The first read of a file's tail; a larger footer costs a second request."""
 LOADED = 64
 """Row groups kept mapped at once per dataset."""
 FILES_AT_ONCE = 32
 """Files whose short columns are fetched together (all their ranges in parallel, then decoded)."""
 READ_AHEAD = 3
 """Row groups a streamed scan fetches ahead of the one being searched."""
-
-Progress = Callable[[float, str], None]
 
 
 class NotRemote(Exception):
@@ -76,8 +72,9 @@ class Layout:
 class RemoteDataset(Storage):
     local = False
 
-    def __init__(self, source: ResolvedSource, folder: Path, cache: GroupCache) -> None:
+    def __init__(self, source: ResolvedSource, hub: HubFiles, folder: Path, cache: GroupCache) -> None:
         self.source = source
+        self.hub = hub
         self.folder = folder
         self.cache = cache
         self.meta = pa.ipc.open_file(pa.memory_map(str(folder / "meta.arrow"))).read_all()
@@ -94,20 +91,25 @@ class RemoteDataset(Storage):
         self._keeping = threading.Lock()  # `_loaded` changes (the UI thread maps cached row groups too)
 
     @classmethod
-    def open(cls, source: ResolvedSource, cache: GroupCache, progress: Progress | None = None) -> RemoteDataset:
-        """Open `source` remotely, reading its metadata over HTTP unless a previous open kept it.
+    def open(
+        cls, source: ResolvedSource, hub: HubFiles, folder: Path, limit: int | None, progress: Progress | None = None
+    ) -> RemoteDataset:
+        """Open `source` (its `hub` files) remotely from `folder`, reading its metadata over HTTP into it
+        unless a previous open kept it; `limit` bounds the cache (see `cache_folders`).
 
         Raises NotRemote when its files cannot be read remotely, SourceError when the hub stops answering.
         """
-        folder = remote_dir(source)
-        if not (folder / "meta.arrow").is_file():
+
+        def read(work: Path) -> list[str]:
             try:
-                _read_metadata(source, folder, progress)
+                return _read_metadata(hub, work, progress)
             except Unreachable as exc:
                 raise SourceError(
                     f"{source.dataset_id}: the hub stopped answering while reading the metadata ({exc})"
                 ) from None
-        return cls(source, folder, cache)
+
+        kept_or_made(folder, source.dataset_id, source.origin, "remote", read, limit)
+        return cls(source, hub, folder, GroupCache(limit))
 
     # --- row groups --------------------------------------------------------------------------
     def _group_of(self, row: int) -> int:
@@ -162,13 +164,10 @@ class RemoteDataset(Storage):
         for the next open; `verifier_output` of those rows then needs no row group."""
         rows = np.unique(np.asarray(rows, dtype=np.int64))
         path = self.folder / "verifier-logs.arrow"
-        try:
-            kept = pa.ipc.open_file(pa.memory_map(str(path))).read_all()
-            if np.array_equal(kept.column("row").to_numpy(), rows):
-                self._logs = (rows, kept.column("log").combine_chunks())
-                return
-        except (OSError, pa.ArrowInvalid, KeyError):
-            pass
+        kept = read_kept(path, lambda path: pa.ipc.open_file(pa.memory_map(str(path))).read_all())
+        if kept is not None and np.array_equal(kept.column("row").to_numpy(), rows):
+            self._logs = (rows, kept.column("log").combine_chunks())
+            return
         logs = []
         for number, piece in enumerate(self.scan(conversations=False, verifier=True, cancelled=cancelled)):
             found = piece.verifier
@@ -180,13 +179,8 @@ class RemoteDataset(Storage):
             if progress is not None:
                 progress((number + 1) / len(self.groups))
         table = pa.table({"row": rows, "log": pa.concat_arrays(logs) if logs else pa.array([], pa.string())})
-        try:
-            temporary = path.with_suffix(f".{os.getpid()}.tmp")
-            with pa.OSFile(str(temporary), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
-                writer.write_table(table)
-            temporary.replace(path)
-        except OSError:  # kept in memory only
-            pass
+        with contextlib.suppress(OSError):  # else kept in memory only
+            write_atomically(path, lambda temporary: write_table(temporary, table))
         self._logs = (rows, table.column("log").combine_chunks())
 
     def verifier_output(self, row: int) -> str | None:
@@ -199,21 +193,16 @@ class RemoteDataset(Storage):
 
     def discard(self) -> None:
         """The local copy replaces this dataset: its metadata, footers and row groups are not needed any more
-        (mapped files stay readable until unmapped)."""
-        shutil.rmtree(self.folder, ignore_errors=True)
+        (mapped files stay readable until unmapped), unless another process reads them too."""
+        release(self.folder)
+        remove(self.folder)
 
     def _fetch(self, group: int, leaves: tuple[str, ...] | None = None) -> pa.RecordBatch:
         """Row group `group` as a data batch (conversations and verifier log), or only the given leaves."""
         where = self.groups[group]
         layout = self.layout
-        footer = self._footer(where.file)
-        file = self._file(where.file)
         wanted = leaves or (layout.conversation, *(("verifier_output",) if layout.verifier else ()))
-        file.prefetch(_chunk_ranges(footer.row_group(where.index), wanted))
-        table = pq.ParquetFile(file, metadata=footer, pre_buffer=False).read_row_group(
-            where.index, columns=list(wanted)
-        )
-        batch = _one_batch(table)
+        batch = _one_batch(read_row_group(self.hub, where.file, self._footer(where.file), where.index, wanted))
         return batch if leaves else data_batch(batch)
 
     def _footer(self, file: int) -> pq.FileMetaData:
@@ -223,9 +212,6 @@ class RemoteDataset(Storage):
                 pa.BufferReader((self.folder / f"footer-{file}.bin").read_bytes())
             )
         return footer
-
-    def _file(self, file: int) -> HubFile:
-        return _hub_file(self.source, file)
 
     # --- scanning ----------------------------------------------------------------------------
     def pieces(self) -> int:
@@ -260,14 +246,6 @@ class RemoteDataset(Storage):
             yield found
 
 
-def _hub_file(source: ResolvedSource, file: int) -> HubFile:
-    from huggingface_hub import hf_hub_url
-
-    hub = source.repo
-    url = hf_hub_url(hub.repo_id, hub.paths[file], repo_type="dataset", revision=hub.commit)
-    return HubFile(url, hub.sizes[file])
-
-
 def _verifier_logs(batch: pa.RecordBatch | None, rows: int) -> pa.Array:
     if batch is None or "verifier_output" not in batch.schema.names:
         return pa.nulls(rows, pa.string())
@@ -277,20 +255,6 @@ def _verifier_logs(batch: pa.RecordBatch | None, rows: int) -> pa.Array:
 def _one_batch(table: pa.Table) -> pa.RecordBatch:
     batches = table.combine_chunks().to_batches()
     return batches[0] if batches else pa.RecordBatch.from_pylist([], schema=table.schema)
-
-
-def _chunk_ranges(row_group: pq.RowGroupMetaData, names: tuple[str, ...]) -> list[tuple[int, int]]:
-    """Byte ranges of the column chunks of `names` (columns or leaves) in a row group."""
-    ranges = []
-    for j in range(row_group.num_columns):
-        chunk = row_group.column(j)
-        path = chunk.path_in_schema
-        if any(path == name or path.startswith(name + ".") for name in names):
-            start = chunk.data_page_offset
-            if chunk.has_dictionary_page and chunk.dictionary_page_offset:
-                start = min(start, chunk.dictionary_page_offset)
-            ranges.append((start, start + chunk.total_compressed_size))
-    return ranges
 
 
 def _leaf_bytes(row_group: pq.RowGroupMetaData, name: str) -> int:
@@ -303,62 +267,39 @@ def _leaf_bytes(row_group: pq.RowGroupMetaData, name: str) -> int:
 
 
 # --- reading the metadata ------------------------------------------------------------------------
-def _read_metadata(source: ResolvedSource, folder: Path, progress: Progress | None) -> None:
-    """Footers, then each file's short columns and roles; written to `folder` (meta.arrow last)."""
-    hub = source.repo
-    files = [_hub_file(source, i) for i in range(len(hub.paths))]
+def _read_metadata(hub: HubFiles, folder: Path, progress: Progress | None) -> list[str]:
+    """Footers, then each file's short columns and roles, written to `folder`; the names of the files."""
     report = progress or (lambda fraction, message: None)
-    report(0.0, f"reading {len(files)} parquet footers over the network")
-    tails = parallel(_footer_bytes, files)
-    layout = _layout(pq.read_metadata(pa.BufferReader(tails[0])), hub.paths[0])
-    columns = (*layout.meta, layout.role)
-    batches, groups = [], []
+    report(0.0, f"reading {len(hub.paths)} parquet footers over the network")
+    layouts: list[Layout] = []
+
+    def columns(number: int, footer: pq.FileMetaData) -> tuple[str, ...]:
+        layout = _layout(footer, hub.paths[number])
+        if layouts and layout != layouts[0]:
+            raise NotRemote(f"{hub.paths[number]}: its columns differ from {hub.paths[0]}'s")
+        layouts.append(layout)
+        return (*layout.meta, layout.role)
+
+    batches, groups, tails = [], [], []
     rows = 0
-    for first in range(0, len(files), FILES_AT_ONCE):  # bounded memory: a batch of files at a time
-        chunk = range(first, min(first + FILES_AT_ONCE, len(files)))
-        footers = {n: pq.read_metadata(pa.BufferReader(tails[n])) for n in chunk}  # parsed, they weigh 10x more
-        for number, footer in footers.items():
-            if _layout(footer, hub.paths[number]) != layout:
-                raise NotRemote(f"{hub.paths[number]}: its columns differ from {hub.paths[0]}'s")
-        prefetch(
-            [
-                (files[n], [r for i in range(f.num_row_groups) for r in _chunk_ranges(f.row_group(i), columns)])
-                for n, f in footers.items()
-            ]
-        )
-        for number, footer in footers.items():
-            reader = pq.ParquetFile(files[number], metadata=footer, pre_buffer=False)
-            batch = _one_batch(reader.read_row_groups(range(footer.num_row_groups), columns=list(columns)))
-            batches.append(meta_batch(batch, _estimated_sizes(batch, footer, layout), number))
-            for index in range(footer.num_row_groups):
-                groups.append([number, index, rows, footer.row_group(index).num_rows])
-                rows += footer.row_group(index).num_rows
-            files[number].forget()
-        report(0.1 + 0.9 * chunk.stop / len(files), f"{rows:,} rows")
+    for number, tail, footer, table in read_columns(hub, columns, FILES_AT_ONCE):
+        batch = _one_batch(table)
+        sizes = _estimated_sizes(batch, footer, layouts[0])
+        batches.append(meta_batch(batch, sizes, number))
+        tails.append(tail)
+        for index in range(footer.num_row_groups):
+            groups.append([number, index, rows, footer.row_group(index).num_rows])
+            rows += footer.row_group(index).num_rows
+        report(0.1 + 0.9 * (number + 1) / len(hub.paths), f"{rows:,} rows")
     if rows == 0:
-        raise SourceError(f"{source.dataset_id}: the dataset has 0 rows")
-    work = Path(tempfile.mkdtemp(prefix=".remote-", dir=folder.parent))
-    try:
-        for number, tail in enumerate(tails):
-            (work / f"footer-{number}.bin").write_bytes(tail)
-        manifest = {"rows": rows, "files": list(hub.paths), "groups": groups, "layout": asdict(layout)}
-        write_meta(work / "meta.arrow", batches, manifest)
-        folder.mkdir(parents=True, exist_ok=True)
-        for item in sorted(work.iterdir(), key=lambda p: p.name == "meta.arrow"):
-            os.replace(item, folder / item.name)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-
-
-def _footer_bytes(file: HubFile) -> bytes:
-    """A parquet file's footer (with its length and magic), in one request (two for a large footer)."""
-    tail = file.read_at(max(0, file.size - FOOTER_READ), file.size)
-    if tail[-4:] != b"PAR1":
-        raise SourceError(f"{file.url.rsplit('/', 1)[-1]}: not a parquet file")
-    length = int.from_bytes(tail[-8:-4], "little") + 8
-    if length > len(tail):
-        tail = file.read_at(file.size - length, file.size - len(tail)) + tail
-    return tail[-length:]
+        raise SourceError(f"{hub.repo_id}: the dataset has 0 rows")
+    names = []
+    for number, tail in enumerate(tails):
+        (folder / f"footer-{number}.bin").write_bytes(tail)
+        names.append(f"footer-{number}.bin")
+    manifest = {"rows": rows, "files": list(hub.paths), "groups": groups, "layout": asdict(layouts[0])}
+    write_meta(folder / "meta.arrow", batches, manifest)
+    return [*names, "meta.arrow"]
 
 
 def _layout(footer: pq.FileMetaData, name: str) -> Layout:

@@ -1,6 +1,8 @@
 """A session: one or more opened datasets seen as one list of trials, with facets and histories.
 
-This is the only object the UI talks to; it hides pyarrow, the conversion cache and the hub. A dataset
+This is the only object the UI talks to; it hides pyarrow, the conversion cache and the hub. `prepare`
+and `open_session` are how the app and every command get one: each source goes to its kind
+(`source_kinds`), which finds it, checks it and opens it. A dataset
 may be read from the hub while it downloads (`remote`): the trial list, facets and stats work at once
 from its metadata; a trial's text is `load`ed off the UI thread before it is shown; and when the local
 copy is ready the app swaps it in (`use_local`), the same rows and so the same trials. `local_ready`
@@ -20,19 +22,20 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..trace.model import TrialHistory
-from .cache import cached_dir, ensure_converted, remote_dir
-from .dataset import Dataset, Storage
+from . import source_kinds
+from .cache_folders import sweep
+from .dataset import Storage
+from .errors import naming
 from .facets import FacetIndex
 from .history import rebuild_history
 from .ordering import Ordering
-from .sources import ResolvedSource, SourceSpec, resolve
+from .sources import Progress, ResolvedSource, SourceSpec
 from .trial_groups import grouped
 from .trials import OUTCOMES, Trials, build_trials
 
 if TYPE_CHECKING:
     from .download import Download
 
-Progress = Callable[[float, str], None]
 HISTORIES = 16
 """Rebuilt histories kept for quick back-and-forth between recent trials."""
 
@@ -179,7 +182,7 @@ class Session:
             step = None if progress is None else (lambda f, n=number: progress((n + f) / len(remote)))
             self.datasets[index].keep_verifier_logs(rows, step, cancelled)
 
-    def use_local(self, index: int, dataset: Dataset, sizes: np.ndarray) -> None:
+    def use_local(self, index: int, dataset: Storage, sizes: np.ndarray) -> None:
         """Swap the remote dataset `index` for its local copy: the same rows, so the same trials, now with
         exact text sizes (`sizes`, per trial of the dataset, from the local metadata)."""
         mine = self.trials.dataset == index
@@ -228,41 +231,25 @@ def _unique_names(names: list[str]) -> list[str]:
 
 
 def prepare(specs: list[SourceSpec], progressive: bool = False) -> list[ResolvedSource]:
-    """Resolve and validate every source up front, raising SourceError.
+    """Resolve and check every source up front, raising SourceError (see `source_kinds`).
 
     A hub dataset not yet converted is downloaded here (with huggingface_hub's progress bars), unless
     `progressive`: then it is left for `open_session` to read remotely while the app downloads it.
     """
-    resolved = []
-    for spec in specs:
-        source = resolve(spec)
-        if cached_dir(source) is None:  # a finished conversion needs no second look at the files
-            if source.hub is not None and not source.downloaded:
-                if progressive:
-                    resolved.append(source)
-                    continue
-                from .hub import download
-
-                download(source.repo)
-            from .convert import check_files
-
-            check_files(source.files)
-        resolved.append(source)
-    return resolved
+    sweep()  # what processes that died left in the cache
+    return [source_kinds.prepare(spec, download=not progressive) for spec in specs]
 
 
 def all_cached(sources: list[ResolvedSource]) -> bool:
     """Whether every source opens at once: converted already, or read remotely with its metadata kept."""
-    return all(
-        cached_dir(s) is not None or (not s.downloaded and (remote_dir(s) / "meta.arrow").is_file()) for s in sources
-    )
+    return all(source_kinds.kind_of(source).ready(source) for source in sources)
 
 
 def open_session(
     sources: list[ResolvedSource], progress: Progress | None = None, cache_size: int | None = None
 ) -> Session:
-    """Convert what is not cached yet (with progress), then map every dataset; a hub source that is not
-    downloaded is read remotely (its metadata now, its text on demand, `cache_size` bytes of it kept)."""
+    """Every source opened by its kind (converting what is not cached yet, with progress) as one
+    session; a hub source that is not downloaded is read remotely (`cache_size`: see `cache_folders`)."""
     datasets: list[Storage] = []
     for index, source in enumerate(sources):
 
@@ -270,31 +257,6 @@ def open_session(
             if progress is not None:
                 progress((index + fraction) / len(sources), message)
 
-        if cached_dir(source) is None and source.hub is not None and not source.downloaded:
-            remote = _open_remote(source, step, cache_size)
-            if remote is not None:
-                datasets.append(remote)
-                continue
-        datasets.append(Dataset(source, ensure_converted(source, step)))
+        with naming(source.display or source.dataset_id):
+            datasets.append(source_kinds.kind_of(source).open(source, step, cache_size))
     return Session(datasets)
-
-
-def _open_remote(source: ResolvedSource, progress: Progress, cache_size: int | None) -> Storage | None:
-    """The remote dataset, or None after downloading the files when they cannot be read remotely."""
-    from .group_cache import DEFAULT_LIMIT, GroupCache
-    from .hub import download
-    from .remote import NotRemote, RemoteDataset
-
-    try:
-        return RemoteDataset.open(source, GroupCache(DEFAULT_LIMIT if cache_size is None else cache_size), progress)
-    except NotRemote:
-        total = max(1, source.repo.total)
-        done = 0
-
-        def fetched(count: int) -> None:
-            nonlocal done
-            done += count
-            progress(min(1.0, done / total), f"downloading {source.dataset_id}")
-
-        download(source.repo, fetched)
-        return None

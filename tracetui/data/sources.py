@@ -1,25 +1,17 @@
-"""Turn what the user typed (a hub id, an hf:// path, a file or a folder) into the data files of one split.
-
-Which files make a split is decided by `datasets` (see `layout`). Hub datasets go through
-`huggingface_hub` (see `hub`), so users get the normal HF cache, `HF_HOME`, `HF_TOKEN` and offline mode;
-resolving a hub source downloads nothing: `prepare` downloads, or the app reads the files remotely
-while it downloads them. We read the files with pyarrow ourselves (measured faster than
-`datasets.load_dataset`, and it keeps one loading path for every source).
+"""What a source is: what the user typed (`SourceSpec`) and where its data is (`ResolvedSource`, and for
+a hub dataset `HubFiles`). Which kind of source a text is, and how each kind is opened, is
+`source_kinds`' business; this module knows none of them.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import re
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import SourceError, first_line
-from .layout import folder_identity, recall, split_files
-
 DATA_SUFFIXES = (".parquet", ".arrow", ".jsonl", ".json", ".ndjson")
-_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+Progress = Callable[[float, str], None]
+"""What opening a source reports: (fraction done, what is being done)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,19 +46,17 @@ class HubFiles:
 
 @dataclass(frozen=True, slots=True)
 class ResolvedSource:
-    """Data files, and the identity they are labelled and cached under."""
+    """Data files, the identity they are labelled and cached under, and the kind that opens them."""
 
     dataset_id: str  # the hub id, or the absolute local path
     revision: str | None  # the hub commit; None for local files
     files: tuple[Path, ...]  # on local disk (for a hub source: once downloaded)
+    kind: str  # the name of the kind of source that opens it (`source_kinds.KINDS`)
     display: str = ""  # what the user typed, for the header
     hub: HubFiles | None = None  # a hub source's files in the repo
-
-    @property
-    def repo(self) -> HubFiles:
-        """The hub files of a source known to come from the hub."""
-        assert self.hub is not None, f"{self.dataset_id} is not a hub dataset"
-        return self.hub
+    origin: tuple[str, ...] = ()
+    """What stays the same across new versions of the data (the repo or path, and the split asked for):
+    a conversion of the same origin supersedes the older ones."""
 
     @property
     def downloaded(self) -> bool:
@@ -80,140 +70,3 @@ class ResolvedSource:
         for suffix in DATA_SUFFIXES:
             name = name.removesuffix(suffix)
         return name or self.dataset_id
-
-
-def resolve(spec: SourceSpec) -> ResolvedSource:
-    """Find the data files of `spec`, downloading hub files into the HF cache when needed."""
-    text = spec.source.strip()
-    if not text:
-        raise SourceError("empty source")
-    path = Path(text).expanduser()
-    if text.startswith("hf://"):
-        resolved = _resolve_hf_path(text, spec)
-    elif path.exists() or text.startswith((".", "/", "~")) or path.suffix in DATA_SUFFIXES:
-        resolved = _resolve_local(path, spec)
-    elif _HUB_ID.match(text):
-        resolved = _resolve_hub(text, spec, patterns=None)
-    else:
-        raise SourceError(f"{text}: no such file, folder or Hugging Face dataset id")
-    return replace(resolved, display=text)
-
-
-def _resolve_local(path: Path, spec: SourceSpec) -> ResolvedSource:
-    if not path.exists():
-        raise SourceError(f"{path}: no such file or folder")
-    if not os.access(path, os.R_OK):
-        raise SourceError(f"{path}: permission denied")
-    path = path.resolve()
-    if path.is_file():
-        if path.suffix not in DATA_SUFFIXES:
-            raise SourceError(f"{path}: not a parquet, arrow, json or jsonl file")
-        return ResolvedSource(str(path), None, (path,))
-    files = _saved_dataset_files(path, spec.split)
-    if files is None:
-        files = [path / name for name in _split_files(str(path), folder_identity(path), spec, path / "README.md")]
-    resolved = tuple(files)
-    for file in resolved:
-        if not os.access(file, os.R_OK):
-            raise SourceError(f"{file}: permission denied")
-    return ResolvedSource(str(path), None, resolved)
-
-
-def _saved_dataset_files(folder: Path, split: str) -> list[Path] | None:
-    """The Arrow files of a `datasets` `save_to_disk` folder (a Dataset or a DatasetDict)."""
-    if (folder / "dataset_dict.json").is_file():
-        try:
-            splits = json.loads((folder / "dataset_dict.json").read_text())["splits"]
-        except (OSError, ValueError, KeyError) as exc:
-            raise SourceError(f"{folder}: unreadable dataset_dict.json ({exc})") from None
-        if split not in splits:
-            raise SourceError(f"{folder}: no split {split!r} (splits: {', '.join(splits)})")
-        folder = folder / split
-    state = folder / "state.json"
-    if not state.is_file():
-        return None
-    try:
-        names = [entry["filename"] for entry in json.loads(state.read_text())["_data_files"]]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise SourceError(f"{folder}: unreadable state.json ({exc})") from None
-    return [folder / name for name in names]
-
-
-def _split_files(base: str, identity: list, spec: SourceSpec, card, patterns: list[str] | None = None) -> list[str]:
-    """The split's files as `datasets` resolves them (see `layout`), with the source named in errors."""
-    try:
-        return split_files(base, identity, spec.split, spec.config, card, patterns)
-    except SourceError as exc:
-        raise SourceError(f"{spec.source}: {exc}") from None
-
-
-def _resolve_hf_path(text: str, spec: SourceSpec) -> ResolvedSource:
-    """`hf://datasets/org/name[@rev]/some/path*.parquet`: the path is a data-files pattern, as in `datasets`."""
-    rest = text.removeprefix("hf://")
-    if not rest.startswith("datasets/"):
-        raise SourceError(f"{text}: only hf://datasets/... paths are supported")
-    parts = rest.removeprefix("datasets/").split("/")
-    if len(parts) < 2:
-        raise SourceError(f"{text}: expected hf://datasets/<org>/<name>[/<path>]")
-    name, _, revision = parts[1].partition("@")
-    pattern = "/".join(parts[2:]).strip("/")
-    revised = SourceSpec(f"{parts[0]}/{name}", spec.split, revision or spec.revision, spec.config)
-    patterns = None
-    if pattern:
-        patterns = [pattern if pattern.endswith(DATA_SUFFIXES) or any(c in pattern for c in "*?[") else f"{pattern}/**"]
-    return _resolve_hub(revised.source, revised, patterns=patterns)
-
-
-def _resolve_hub(repo_id: str, spec: SourceSpec, patterns: list[str] | None) -> ResolvedSource:
-    """The split's files at the revision's commit: from the hub (one quick request, failing over to
-    the cache when it does not answer), or from the HF cache alone when offline."""
-    from . import hub
-
-    hub.quiet()
-    if not hub.offline():
-        try:
-            commit, sizes = hub.listing(repo_id, spec.revision)
-        except hub.Unreachable as exc:
-            folder = hub.cached_snapshot(repo_id, spec.revision)
-            if folder is None:
-                raise SourceError(
-                    f"{repo_id}: cannot reach the Hugging Face hub ({exc}) and it is not in the local cache"
-                ) from None
-        else:
-            base = f"hf://datasets/{repo_id}@{commit}"
-            card = (lambda: hub.card(repo_id, commit)) if "README.md" in sizes else None
-            try:
-                paths = _split_files(base, ["hub", repo_id, commit], spec, card, patterns)
-            except SourceError:
-                raise
-            except Exception as exc:  # the hub stopped answering while `datasets` listed the files
-                raise SourceError(f"{repo_id}: cannot list its files on the hub ({first_line(exc)})") from None
-            files = HubFiles(
-                repo_id,
-                commit,
-                tuple(paths),
-                tuple(sizes.get(p, 0) for p in paths),
-                hub.snapshot_folder(repo_id, commit),
-                spec.revision or "main",
-            )
-            return ResolvedSource(repo_id, commit, files.local, hub=files)
-    else:
-        folder = hub.cached_snapshot(repo_id, spec.revision)
-        if folder is None:
-            raise SourceError(f"{repo_id}: not in the local Hugging Face cache and the hub is offline")
-    broken = [p for p in folder.rglob("*") if p.is_symlink() and not p.exists()]
-    if broken:
-        name = broken[0].relative_to(folder).as_posix()
-        raise SourceError(f"{repo_id}: interrupted download ({name} is missing); run again online to finish it")
-    # what an online open resolved for this commit, when the cache holds those files; else the
-    # snapshot's own layout (it may hold only some of the repo's files)
-    recalled = recall(["hub", repo_id, folder.name], spec.split, spec.config, patterns)
-    if recalled is not None and all((folder / p).is_file() for p in recalled):
-        paths = recalled
-    else:
-        listing = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
-        paths = _split_files(
-            str(folder), ["hub-cache", repo_id, folder.name, listing], spec, folder / "README.md", patterns
-        )
-    files = HubFiles(repo_id, folder.name, tuple(paths), tuple((folder / p).stat().st_size for p in paths), folder)
-    return ResolvedSource(repo_id, folder.name, files.local, hub=files)

@@ -5,12 +5,15 @@ open."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 
+from ..paths import write_atomically
+from .cache import read_kept
 from .trial_workers import map_trials
 
 T = TypeVar("T")
@@ -51,17 +54,12 @@ def per_trial(
 
 
 def _load(path: Path, count: int, load: Callable[[bytes, int], list[T] | None]) -> list[T] | None:
-    try:
-        return load(path.read_bytes(), count)
-    except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
-        return None  # missing, or written by another version
+    """The stored results: None when there are none or another version wrote them (`load` says); a file
+    that cannot be read is damaged (see `cache.read_kept`)."""
+    return read_kept(path, lambda path: load(path.read_bytes(), count))
 
 
 def _store(path: Path, data: bytes) -> None:
     """Best effort: a read-only cache only means working it out again next time."""
-    try:
-        temporary = path.with_suffix(".tmp")
-        temporary.write_bytes(data)
-        temporary.replace(path)
-    except OSError:
-        pass
+    with contextlib.suppress(OSError):
+        write_atomically(path, data)

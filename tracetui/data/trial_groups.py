@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import fields
+from pathlib import Path
 
 import numpy as np
 import orjson
 
+from .cache import read_kept
 from .dataset import Storage
 from .trials import Trials, group_rows
 
@@ -24,17 +26,20 @@ _TEXT = ("labels", "date")
 def grouped(ds: Storage) -> Trials:
     """`group_rows(ds)`, read back from the dataset's folder when a previous open stored it."""
     arrays, texts = ds.folder / f"trials-v{VERSION}.npz", ds.folder / f"trials-v{VERSION}.json"
-    try:
-        with np.load(arrays) as stored:
-            found = {name: stored[name] for name in stored.files}
-        found.update(orjson.loads(texts.read_bytes()))
-        found["codes"] = {name[len("codes.") :]: found.pop(name) for name in list(found) if name.startswith("codes.")}
-        return Trials(**found)
-    except (OSError, ValueError, KeyError, TypeError, orjson.JSONDecodeError):
-        pass
+    kept = read_kept(arrays, lambda arrays: _load(arrays, texts))  # a damaged pair is grouped again
+    if kept is not None:
+        return kept
     trials = group_rows(ds)
     _store(trials, arrays, texts)
     return trials
+
+
+def _load(arrays: Path, texts: Path) -> Trials:
+    with np.load(arrays) as stored:
+        found = {name: stored[name] for name in stored.files}
+    found.update(orjson.loads(texts.read_bytes()))
+    found["codes"] = {name[len("codes.") :]: found.pop(name) for name in list(found) if name.startswith("codes.")}
+    return Trials(**found)
 
 
 def _store(trials: Trials, arrays, texts) -> None:

@@ -1,5 +1,5 @@
 """The user's config file, `config.toml` under the XDG config dir: the label names keys 1–9 toggle,
-and a `[keymap]` table of binding ids to keys.
+a `[keymap]` table of binding ids to keys, and the cache's size bound (`cache_size`).
 
 A missing file is the defaults; a broken one is the defaults plus a one-line warning, never a crash.
 """
@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..data.cache_folders import parse_size
 from ..paths import config_dir
 
 if sys.version_info >= (3, 11):
@@ -28,6 +29,8 @@ class Config:
     labels: tuple[str, ...] = DEFAULT_LABELS
     keymap: Mapping[str, object] = field(default_factory=dict)
     """The `[keymap]` table as written, binding id → keys; the UI checks it against its bindings."""
+    cache_size: int | None = None
+    """`cache_size = "20G"`: the most disk the cache may take (None: half of the free disk space)."""
 
     def label_for_digit(self, digit: int) -> str | None:
         """The label key `digit` (1–9) toggles, if there is one."""
@@ -53,7 +56,13 @@ def load_config(path: Path | None = None) -> tuple[Config, str | None]:
     if not isinstance(keymap, dict):
         keymap, warning = {}, f'{path}: `keymap` must be a table of binding id = "keys"; using the default keys'
     labels, label_warning = _labels(data.get("labels", DEFAULT_LABELS))
-    return Config(labels, _dotted(keymap)), f"{path}: {label_warning}" if label_warning else warning
+    cache_size = None
+    if "cache_size" in data:
+        try:
+            cache_size = parse_size(data["cache_size"])
+        except ValueError as exc:
+            label_warning = label_warning or f"`cache_size`: {exc}; using the default"
+    return Config(labels, _dotted(keymap), cache_size), f"{path}: {label_warning}" if label_warning else warning
 
 
 def _dotted(table: dict[str, object], prefix: str = "") -> dict[str, object]:

@@ -8,6 +8,7 @@ messages (`ui/work.py`).
 
 from __future__ import annotations
 
+import logging
 import sys
 from dataclasses import dataclass, field
 from functools import partial
@@ -19,7 +20,7 @@ from textual.app import App
 from textual.message import Message
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from ..data.errors import SourceError
+from ..data.errors import SourceError, one_line
 from ..data.facets import FilterState
 from ..data.session import Session, open_session
 from ..data.sources import ResolvedSource
@@ -64,6 +65,25 @@ class LocalCopy(Message):
         self.sizes = sizes
 
 
+class Notice(Message):
+    """A notice of the data layer (`cache for X was damaged: rebuilding`), posted from any thread."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+class Notices(logging.Handler):
+    """The data layer's warnings (the "tracetui" logger), shown by the app while it runs."""
+
+    def __init__(self, app: App) -> None:
+        super().__init__(logging.WARNING)
+        self.app = app
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.app.post_message(Notice(one_line(record.getMessage())))
+
+
 class DownloadStopped(Message):
     """The download failed (`reason`); reading from the hub goes on."""
 
@@ -102,6 +122,14 @@ class TraceApp(App):
         """Why the session could not open; the command line prints it after the terminal is restored."""
         self.user_keymap: dict[str, str] = {}
         """The config file's `[keymap]`: binding id → keys (the help screen and palette show them)."""
+        self._notices = Notices(self)
+
+    def on_unmount(self) -> None:
+        logging.getLogger("tracetui").removeHandler(self._notices)
+
+    @on(Notice)
+    def _notice(self, event: Notice) -> None:
+        self.notify(event.text, severity="warning", markup=False, timeout=10)
 
     def run(self, *args: Any, **kwargs: Any) -> Any:
         """Run the app; a line it leaves as its result (what became of unsaved labels) is printed once
@@ -120,6 +148,7 @@ class TraceApp(App):
             triage.request_quit()
 
     def on_mount(self) -> None:
+        logging.getLogger("tracetui").addHandler(self._notices)
         self.user_keymap = apply_user_keymap(self)
         if self.session is not None:
             self._loaded(self.session)
@@ -193,9 +222,9 @@ class TraceApp(App):
     def _start_download(self, session: Session) -> None:
         if not session.remote or not self.options.download:
             return
-        from ..data.download import Download, disk_shortfall, missing_bytes
+        from ..data.download import Download, disk_shortfall, missing_bytes, remote_datasets
 
-        remote = [session.datasets[index] for index in session.remote]
+        remote = [dataset for _, dataset in remote_datasets(session)]
         for dataset in remote:
             shortfall = disk_shortfall(dataset)
             if shortfall is not None:
@@ -213,17 +242,17 @@ class TraceApp(App):
     @work(thread=True, exclusive=True, group="download", exit_on_error=False, description="Download")
     def download_local(self, session: Session) -> None:
         """Download and convert each remote dataset, then swap its local copy into the session."""
-        from ..data.download import local_copy
+        from ..data.download import local_copy, remote_datasets
         from ..data.hub import Cancelled as DownloadCancelled
 
         worker = get_current_worker()
         state = session.download
         assert state is not None  # set by _start_download
-        for index in session.remote:
-            remote = session.datasets[index]
+        for index, remote in remote_datasets(session):
+            cancelled = lambda: worker.is_cancelled  # noqa: E731
             try:
                 dataset, sizes = detached(
-                    partial(local_copy, remote, state, lambda: worker.is_cancelled), "tracetui-download"
+                    partial(local_copy, remote, state, cancelled, self.options.cache_size), "tracetui-download"
                 )
             except (Left, DownloadCancelled):
                 return

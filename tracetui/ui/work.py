@@ -12,7 +12,7 @@ from __future__ import annotations
 from textual.message import Message
 from textual.worker import Worker
 
-from ..trace.sanitize import sanitize
+from ..data.errors import one_line
 
 
 class WorkProgress(Message):
@@ -41,6 +41,6 @@ def failure_line(worker: Worker[object]) -> str:
     """One line for a worker that raised: what it was doing and the error (the traceback stays out)."""
     error = worker.error
     what = worker.description or worker.name or "Background work"
-    detail = " ".join(str(error).split())
+    detail = str(error).strip()
     kind = type(error).__name__
-    return sanitize(f"{what} failed: {kind}: {detail}" if detail else f"{what} failed: {kind}")
+    return one_line(f"{what} failed: {kind}: {detail}" if detail else f"{what} failed: {kind}")
