@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tracetui.data import cache_folders
+from tracetui.data import findings_index, trial_groups, verifier_index
 from tracetui.data.findings_index import build_findings_index
 from tracetui.data.session import open_session, prepare
 from tracetui.data.sources import SourceSpec
@@ -29,7 +30,8 @@ from .conftest import trial_rows, write_parquet
 from .hub_data import write_traces
 
 CONVERSION_FILES = ("meta.arrow", "data.arrow", "manifest.json")
-KEPT_BESIDE = ("trials-v1.npz", "trials-v1.json", "verifier-index-v1.json", "findings-index.json")
+GROUPS = f"trials-v{trial_groups.VERSION}.npz"
+KEPT_BESIDE = (GROUPS, f"trials-v{trial_groups.VERSION}.json", verifier_index.INDEX_FILE, findings_index.INDEX_FILE)
 DAMAGES = {
     "truncated": lambda path: os.truncate(path, path.stat().st_size // 3),
     "garbage": lambda path: path.write_bytes(b"\x00garbage" * max(1, path.stat().st_size // 8)),
@@ -86,7 +88,7 @@ def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize(
-    ("name", "damage"), [("data.arrow", "truncated"), ("meta.arrow", "garbage"), ("trials-v1.npz", "truncated")]
+    ("name", "damage"), [("data.arrow", "truncated"), ("meta.arrow", "garbage"), (GROUPS, "truncated")]
 )
 def test_the_commands_rebuild_a_damaged_cache_with_one_line(name, damage, small):
     assert run_cli("findings", str(small)).returncode == 0
@@ -99,7 +101,7 @@ def test_the_commands_rebuild_a_damaged_cache_with_one_line(name, damage, small)
     assert again.returncode == 0 and "damaged" not in again.stderr and "Traceback" not in again.stderr
 
 
-@pytest.mark.parametrize("name", ["data.arrow", "meta.arrow", "trials-v1.npz"])
+@pytest.mark.parametrize("name", ["data.arrow", "meta.arrow", GROUPS])
 async def test_the_app_opens_a_damaged_cache_and_says_it_rebuilds(name, small):
     from .ui_helpers import make_app, wait_loaded
 
