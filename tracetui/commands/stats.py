@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..data.errors import SourceError
 from ..data.stats import GROUP_COLUMNS, group_stats, head_to_head
+from ..data.trials import RUNNING
 from . import run as run_command
 from . import subcommand
 from .output import Record, print_table, write_csv, write_json
@@ -53,7 +56,8 @@ def _stats(args) -> int:
                 print_table([_head_to_head_cells(c.a, c.b, row) for row in c.rows])
             return 0
     else:
-        records = [_group_record(by, row) for row in group_stats(session, mask, by)]
+        running = bool(np.count_nonzero(session.trials.outcome[mask] == RUNNING))
+        records = [_group_record(by, row, running) for row in group_stats(session, mask, by)]
         if args.format == "table":
             print_table([{k: _cell(k, v) for k, v in r.items()} for r in records])
             return 0
@@ -64,7 +68,8 @@ def _stats(args) -> int:
     return 0
 
 
-def _group_record(by: tuple[str, ...], row) -> Record:
+def _group_record(by: tuple[str, ...], row, running: bool = False) -> Record:
+    """A group's counts; `running` (trials of harbor job folders still running, not graded) when any is."""
     c = row.counts
     return {
         **dict(zip(by, row.key)),
@@ -74,6 +79,7 @@ def _group_record(by: tuple[str, ...], row) -> Record:
         "fail": c.failed,
         "error": c.errors,
         "unknown": c.unknown,
+        **({"running": c.running} if running else {}),
         "pass_rate": c.pass_rate,
         "mean_reward": c.mean_reward,
     }

@@ -12,24 +12,26 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 import numpy as np
 
 from ..trace.model import TrialHistory
 from .cache import cached_dir, ensure_converted, remote_dir
 from .dataset import Dataset, Storage
-from .facets import FacetIndex
+from .facets import FacetIndex, MultiFacet
 from .history import rebuild_history
 from .ordering import Ordering
 from .sources import ResolvedSource, SourceSpec, resolve
-from .trial_groups import grouped
+from .trial_ids import StableIds, reordered
 from .trials import OUTCOMES, Trials, build_trials
+from .usage import StepMetrics, TrialUsage, UsageTable
 
 if TYPE_CHECKING:
     from .download import Download
+    from .jobs import JobSource
 
 Progress = Callable[[float, str], None]
 HISTORIES = 16
@@ -57,14 +59,21 @@ class TrialInfo:
     date: str
 
 
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """What `Session.apply` changed: trial ids whose trial changed or is new (the new ones are the last
+    `added` ids); every other trial is as it was, under the same id."""
+
+    changed: np.ndarray
+    added: int
+
+
 class Session:
-    def __init__(self, datasets: list[Storage]) -> None:
+    def __init__(self, datasets: list[Storage], order: np.ndarray | None = None) -> None:
+        """`order`: the session id order of another session on the same data (see `apply`), for the
+        worker processes that reopen it."""
         self.datasets = datasets
-        self.trials: Trials = build_trials(datasets, grouped)
-        names = _unique_names([ds.source.short_name for ds in datasets])
-        self.dataset_names = names
-        self.facets = FacetIndex(self.trials, names)
-        self.ordering = Ordering(self.trials)
+        self._build(order)
         self._histories: OrderedDict[int, TrialHistory] = OrderedDict()
         self._lock = threading.Lock()
         self.local_ready = threading.Event()
@@ -72,6 +81,77 @@ class Session:
         self.download: Download | None = None
         """The background download of the remote datasets, while the app runs one."""
         self._settle()
+
+    def _build(self, order: np.ndarray | None = None) -> None:
+        """The trials, facets and orderings of the datasets as they are, trials in id order."""
+        trials = build_trials(self.datasets, lambda ds: ds.group())
+        self._counts = [int(n) for n in np.bincount(trials.dataset, minlength=len(self.datasets))]
+        if not hasattr(self, "ids"):
+            self.ids = StableIds(self._counts)
+        self.order = order if order is not None else self.ids.grow(self._counts)
+        self.trials: Trials = trials if self.order is None else reordered(trials, self.order)
+        self.dataset_names = _unique_names([ds.source.short_name for ds in self.datasets])
+        self.facets = FacetIndex(self.trials, self.dataset_names)
+        self.ordering = Ordering(self.trials)
+        self.usage = UsageTable.of(self.datasets, self._counts, self.order)
+
+    def apply(self, updates: dict[int, Callable[[Storage], list[int]]], new: Sequence[Storage] = ()) -> Applied:
+        """Take changes of the sources (a harbor job run goes on): `updates[d](dataset d)` updates a
+        dataset in place (trials change or are added, none goes), `new` datasets join at the end. Trials
+        keep their ids; facets registered from outside the session (labels, indexes) stay, for the
+        trials they knew (re-register them to cover the changed and new trials). Call it on the thread
+        that reads the session, with no search or index build running over it."""
+        before = self.trials
+        extra = {n: f for n, f in self.facets.facets.items() if n not in FacetIndex(before, []).facets}
+        changed: set[int] = set()
+        for index, update in updates.items():
+            positions = update(self.datasets[index])
+            ids = self.ids.ids[index]
+            changed |= {int(ids[p]) for p in positions if p < len(ids)}
+        self.datasets.extend(new)
+        old_total = self.ids.total
+        self._build()
+        changed |= set(range(old_total, self.ids.total))
+        for facet in extra.values():
+            if isinstance(facet, MultiFacet):
+                self.facets.add(facet)
+        with self._lock:
+            for trial in changed:
+                self._histories.pop(trial, None)
+        return Applied(np.array(sorted(changed), dtype=np.int64), self.ids.total - old_total)
+
+    def usage_of(self, trial: int) -> TrialUsage:
+        """The trial's tokens, cost and timings (NaN where its source does not record them)."""
+        return self.usage.trial(trial)
+
+    def message_metrics(self, trial: int) -> list[StepMetrics | None]:
+        """Per message of the trial's history: what the model reported for the agent step that wrote
+        it (tokens, cost), for sources that record it; None for the other messages. An episode's own
+        agent step writes its last message."""
+        history = self.history(trial)
+        found: list[StepMetrics | None] = [None] * len(history.messages)
+        dataset = self.datasets[int(self.trials.dataset[trial])]
+        metrics = dataset.episode_metrics(self.local_position(trial))
+        if metrics is None:
+            return found
+        last = {m.episode: m.index for m in history.messages}
+        for episode, index in last.items():
+            if 0 <= episode < len(metrics) and history.messages[index].role == "assistant":
+                found[index] = metrics[episode]
+        return found
+
+    def problem(self, trial: int) -> str | None:
+        """Why the trial could not be read (which file, and why), for sources that can say so."""
+        dataset = int(self.trials.dataset[trial])
+        problems = self.datasets[dataset].problems()
+        if problems is None:
+            return None
+        return problems[self.local_position(trial)]
+
+    def local_position(self, trial: int) -> int:
+        """The trial's position among its dataset's trials (as the dataset's `group` lists them)."""
+        dataset = int(self.trials.dataset[trial])
+        return int(np.nonzero(self.ids.ids[dataset] == trial)[0][0])
 
     @property
     def num_rows(self) -> int:
@@ -220,9 +300,14 @@ def prepare(specs: list[SourceSpec], progressive: bool = False) -> list[Resolved
     A hub dataset not yet converted is downloaded here (with huggingface_hub's progress bars), unless
     `progressive`: then it is left for `open_session` to read remotely while the app downloads it.
     """
-    resolved = []
+    resolved: list[ResolvedSource] = []
     for spec in specs:
         source = resolve(spec)
+        if _jobs_kind(source):  # harbor job folders: one source per job (see data/jobs)
+            from .jobs import expand
+
+            resolved.extend(expand(source))
+            continue
         if cached_dir(source) is None:  # a finished conversion needs no second look at the files
             if source.hub is not None and not source.downloaded:
                 if progressive:
@@ -257,6 +342,11 @@ def open_session(
             if progress is not None:
                 progress((index + fraction) / len(sources), message)
 
+        if _jobs_kind(source):  # harbor job folders (see data/jobs)
+            from .jobs import open_job
+
+            datasets.append(open_job(source, step))
+            continue
         if cached_dir(source) is None and source.hub is not None and not source.downloaded:
             remote = _open_remote(source, step, cache_size)
             if remote is not None:
@@ -264,6 +354,13 @@ def open_session(
                 continue
         datasets.append(Dataset(source, ensure_converted(source, step)))
     return Session(datasets)
+
+
+def _jobs_kind(source: ResolvedSource) -> TypeGuard[JobSource]:
+    """Whether `source` is the `jobs` kind of source: harbor job folders, opened by `data/jobs`."""
+    from .jobs import JobSource
+
+    return isinstance(source, JobSource)
 
 
 def _open_remote(source: ResolvedSource, progress: Progress, cache_size: int | None) -> Storage | None:

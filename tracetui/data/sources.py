@@ -91,12 +91,19 @@ def resolve(spec: SourceSpec) -> ResolvedSource:
     if text.startswith("hf://"):
         resolved = _resolve_hf_path(text, spec)
     elif path.exists() or text.startswith((".", "/", "~")) or path.suffix in DATA_SUFFIXES:
-        resolved = _resolve_local(path, spec)
+        resolved = _resolve_jobs(path) or _resolve_local(path, spec)
     elif _HUB_ID.match(text):
         resolved = _resolve_hub(text, spec, patterns=None)
     else:
         raise SourceError(f"{text}: no such file, folder or Hugging Face dataset id")
     return replace(resolved, display=text)
+
+
+def _resolve_jobs(path: Path) -> ResolvedSource | None:
+    """Harbor job folders (a jobs root, a job, a trial): the `jobs` source kind, see `data/jobs`."""
+    from .jobs import jobs_source
+
+    return jobs_source(path) if path.is_dir() else None
 
 
 def _resolve_local(path: Path, spec: SourceSpec) -> ResolvedSource:
@@ -111,7 +118,12 @@ def _resolve_local(path: Path, spec: SourceSpec) -> ResolvedSource:
         return ResolvedSource(str(path), None, (path,))
     files = _saved_dataset_files(path, spec.split)
     if files is None:
-        files = [path / name for name in _split_files(str(path), folder_identity(path), spec, path / "README.md")]
+        try:
+            files = [path / name for name in _split_files(str(path), folder_identity(path), spec, path / "README.md")]
+        except SourceError as exc:
+            from .jobs import LOOKED_FOR
+
+            raise SourceError(f"{exc}; nor is it a harbor job folder ({LOOKED_FOR})") from None
     resolved = tuple(files)
     for file in resolved:
         if not os.access(file, os.R_OK):

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .facets import NULL_LABEL, MultiFacet
-from .trials import ERROR, FAIL, OUTCOMES, PARTIAL, PASS, UNKNOWN
+from .trials import ERROR, FAIL, NOT_GRADED, OUTCOMES, PARTIAL, PASS, RUNNING, UNKNOWN
 
 if TYPE_CHECKING:
     from .session import Session
@@ -24,7 +24,8 @@ GROUP_COLUMNS = ("dataset", "model", "task", "agent", "model_provider", "finding
 
 @dataclass(frozen=True, slots=True)
 class OutcomeCounts:
-    """Trials by outcome. An error (exception) is a graded failure worth 0; unknown is not graded."""
+    """Trials by outcome. An error (exception) is a graded failure worth 0; unknown is not graded, nor
+    is a trial still running (a harbor job folder's)."""
 
     trials: int
     passed: int
@@ -33,10 +34,11 @@ class OutcomeCounts:
     errors: int
     unknown: int
     mean_reward: float  # over graded trials, errors counting 0; nan when none is graded
+    running: int = 0
 
     @property
     def graded(self) -> int:
-        return self.trials - self.unknown
+        return self.trials - self.unknown - self.running
 
     @property
     def pass_rate(self) -> float:
@@ -200,7 +202,7 @@ def matrix(session: Session, mask: np.ndarray, rows: str = "model", columns: str
         columns=[col_names[i] for i in col_order],
         trials=grid(table.sum(axis=1)),
         passed=grid(table[:, PASS]),
-        graded=grid(table.sum(axis=1) - table[:, UNKNOWN]),
+        graded=grid(table.sum(axis=1) - table[:, list(NOT_GRADED)].sum(axis=1)),
     )
 
 
@@ -275,12 +277,12 @@ def _outcome_table(group: np.ndarray, outcome: np.ndarray, groups: int) -> np.nd
 
 def _counts(group: np.ndarray, outcome: np.ndarray, reward: np.ndarray, groups: int) -> list[OutcomeCounts]:
     table = _outcome_table(group, outcome, groups)
-    graded = outcome != UNKNOWN
+    graded = ~np.isin(outcome, NOT_GRADED)
     score = np.where(outcome == ERROR, 0.0, reward)
     sums = np.bincount(group[graded], weights=score[graded], minlength=groups)
     counts = []
     for row, total in zip(table, sums):
-        n_graded = int(row.sum() - row[UNKNOWN])
+        n_graded = int(row.sum() - row[list(NOT_GRADED)].sum())
         counts.append(
             OutcomeCounts(
                 trials=int(row.sum()),
@@ -289,6 +291,7 @@ def _counts(group: np.ndarray, outcome: np.ndarray, reward: np.ndarray, groups: 
                 failed=int(row[FAIL]),
                 errors=int(row[ERROR]),
                 unknown=int(row[UNKNOWN]),
+                running=int(row[RUNNING]),
                 mean_reward=float(total) / n_graded if n_graded else math.nan,
             )
         )

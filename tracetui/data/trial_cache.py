@@ -27,7 +27,7 @@ def per_trial(
     remote: tuple[Callable[[Any, Any], T], Callable[[int], Any]] | None = None,
 ) -> list[T]:
     """`compute(trial)` for every trial of `session`, dataset by dataset, each dataset's results kept in
-    `filename` in its conversion folder. `load(data, count)` returns the stored results, or None when
+    `filename` in its index folder (its conversion folder). `load(data, count)` returns the stored results, or None when
     they do not fit (another version, another count). With `remote`, how a worker process computes a
     trial (see `trial_workers.map_trials`), a large dataset is worked out on every core. Raises
     InterruptedError when `cancelled()` turns true (nothing is stored then)."""
@@ -36,7 +36,7 @@ def per_trial(
     total = max(1, len(trials))
     for index, dataset in enumerate(session.datasets):
         ids = [int(trial) for trial in np.nonzero(trials.dataset == index)[0]]
-        path = dataset.folder / filename
+        path = dataset.index_folder / filename
         stored = _load(path, len(ids), load)
         if stored is None:
 

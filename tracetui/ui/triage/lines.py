@@ -10,7 +10,7 @@ import numpy as np
 
 from ...data.facets import FilterState
 from ...data.session import Session
-from ...data.trials import PASS, UNKNOWN
+from ...data.trials import NOT_GRADED, PASS, RUNNING
 from ..format import human_size, result_text
 from ..widgets.bars import Part
 from ..widgets.conversation import ConversationView
@@ -33,9 +33,12 @@ def header_versions(session: Session, order: np.ndarray, filters: str) -> list[l
     """Sources, counts, pass rate and filters; the filters and pass rate stay the longest, a long local
     path shortens to its file or folder name before the sources drop."""
     outcome = session.trials.outcome[order]
-    rated = np.count_nonzero(outcome != UNKNOWN)
+    rated = np.count_nonzero(~np.isin(outcome, NOT_GRADED))
     passed = np.count_nonzero(outcome == PASS)
     rate: Part = (f"{100 * passed / rated:.1f}%" if rated else "—", "bold green")
+    running = int(np.count_nonzero(outcome == RUNNING))
+    live: list[Part] = [(f"  ·  {running:,} running", "bold cyan")] if running else []
+    short_live: list[Part] = [(f" · {running:,} running", "bold cyan")] if running else []
     names = [
         (ds.source.display or ds.label) + (f"@{ds.source.revision[:8]}" if ds.source.revision else "")
         for ds in session.datasets
@@ -50,12 +53,19 @@ def header_versions(session: Session, order: np.ndarray, filters: str) -> list[l
     short_tail: list[Part] = [(" · ", ""), (filters, "yellow")] if filters else []
     counts = f"{len(order):,}/{len(session):,}"
     return [
-        [("tracetui ", "bold"), sources, f"  ·  {counts} trials  ·  {session.num_rows:,} rows  ·  pass ", rate, *tail],
-        [sources, f"  ·  {counts} trials  ·  pass ", rate, *tail],
-        [sources, f" · {counts} · pass ", rate, *short_tail],
-        *([[short, f" · {counts} · pass ", rate, *short_tail]] if short != sources else []),
-        [f"{counts} trials · pass ", rate, *short_tail],
-        [f"{counts} · pass ", rate, *short_tail],
+        [
+            ("tracetui ", "bold"),
+            sources,
+            f"  ·  {counts} trials  ·  {session.num_rows:,} rows  ·  pass ",
+            rate,
+            *live,
+            *tail,
+        ],
+        [sources, f"  ·  {counts} trials  ·  pass ", rate, *live, *tail],
+        [sources, f" · {counts} · pass ", rate, *short_live, *short_tail],
+        *([[short, f" · {counts} · pass ", rate, *short_live, *short_tail]] if short != sources else []),
+        [f"{counts} trials · pass ", rate, *short_live, *short_tail],
+        [f"{counts} · pass ", rate, *short_live, *short_tail],
     ]
 
 

@@ -1,0 +1,96 @@
+"""Reading the files of a harbor job folder: JSON read the way harbor reads it, a one-line reason when a
+file cannot be read, and the stamps (size, mtime) that tell a changed file without reading it.
+
+Nothing here writes: a job folder is the running harbor's, and tracetui only ever reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+Stamp = list[list[Any]]
+"""[[path relative to the trial folder, size, mtime_ns], ...], sorted: equal stamps, unchanged files."""
+
+
+class Unreadable(Exception):
+    """A file that cannot be used; `str()` is the one line that says which and why."""
+
+
+def read_json(path: Path, name: str) -> Any:
+    """The JSON value of `path` (`name`: how the error line names it). orjson first; the standard
+    library's reader, which harbor uses, for what orjson refuses (NaN, huge integers, invalid UTF-8)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise Unreadable(f"{name}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        return json.loads(data.decode("utf-8", "replace"))
+    except ValueError as exc:
+        if not data.strip():
+            raise Unreadable(f"{name}: empty") from None
+        raise Unreadable(f"{name}: not JSON ({(str(exc).splitlines() or ['invalid'])[0][:120]})") from None
+
+
+def read_text(path: Path) -> str | None:
+    """A text file as harbor reads it (undecodable bytes replaced), None when absent or unreadable."""
+    try:
+        return path.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
+def is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def entries(folder: Path) -> list[os.DirEntry]:
+    """The entries of `folder`, by name; [] when it cannot be listed."""
+    try:
+        with os.scandir(folder) as found:
+            return sorted(found, key=lambda entry: entry.name)
+    except OSError:
+        return []
+
+
+WATCHED = ("result.json", "config.json", "exception.txt")
+WATCHED_FOLDERS = ("agent", "verifier")
+
+
+def stamp(folder: Path) -> Stamp:
+    """What a trial's reading depends on: its result, config and exception files, and the files of its
+    `agent/` and `verifier/` folders (the trajectories, the verifier's log and reward)."""
+    found: Stamp = []
+    for name in WATCHED:
+        _add(found, folder / name, name)
+    for sub in WATCHED_FOLDERS:
+        for entry in entries(folder / sub):
+            if entry.name.endswith((".json", ".txt")):
+                _add(found, Path(entry.path), f"{sub}/{entry.name}")
+    return found
+
+
+def _add(found: Stamp, path: Path, name: str) -> None:
+    try:
+        info = path.stat()
+    except OSError:
+        return
+    found.append([name, info.st_size, info.st_mtime_ns])
