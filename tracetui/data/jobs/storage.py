@@ -75,6 +75,11 @@ class JobStorage(Storage):
         self._lock = threading.Lock()
         self._relayout()
 
+    @property
+    def job_source(self) -> JobSource:
+        assert isinstance(self.source, JobSource)
+        return self.source
+
     # --- layout ------------------------------------------------------------------------------------
     def _relayout(self) -> None:
         counts = [len(s.rows) + len(s.subs) for s in self.entries]
@@ -190,9 +195,9 @@ class JobStorage(Storage):
         for attempt in range(RETRIES):
             fresh, text = summarize(folder, self.job_finished)
             if fresh.outcome != ERROR or summary.outcome == ERROR:
+                self.keep(summary.name, text)
                 break
-            time.sleep(0.05 * (attempt + 1))
-        self.keep(summary.name, text)
+            time.sleep(0.05 * (attempt + 1))  # harbor is rewriting a file: not kept, read again next time
         return text
 
     def keep(self, name: str, text: TrialText) -> None:

@@ -1,0 +1,146 @@
+"""Following harbor job folders while the app runs: which trials changed, read off the UI thread, and
+applied to the session in one step (`Session.apply`) that keeps every trial's id.
+
+Polling, not inotify: job folders often sit on network filesystems (NFS, Lustre, sshfs) whose writes
+from other hosts inotify never sees, and a run of thousands of trials would need tens of thousands of
+watches. Polling stays cheap because only running trials change: each poll stats the files of the
+trials that are running (or could not be read), lists each job folder (new trials) and stats each job's
+result.json; every `SWEEP` seconds it also stats the result.json of the finished trials (a regrade
+rewrites it). A file harbor is halfway through writing reads as invalid: that trial keeps its last good
+reading and is read again at the next poll.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+
+from ...trace.outcome import ERROR, RUNNING
+from ..dataset import Storage
+from ..session import Applied, Session
+from . import job_state, trial_names
+from .files import Stamp, stamp
+from .storage import JobStorage
+from .trial import TrialSummary, TrialText, summarize
+
+POLL = 1.0
+"""Seconds between polls: a change shows within about this, plus the time to read it."""
+SWEEP = 10.0
+"""Seconds between looks at the finished trials."""
+
+
+@dataclass(slots=True)
+class JobChange:
+    """New readings of one job folder's trials (by folder name) and of its result.json."""
+
+    summaries: dict[str, TrialSummary] = field(default_factory=dict)
+    texts: dict[str, TrialText] = field(default_factory=dict)
+    results: dict[str, str] = field(default_factory=dict)
+    finished: bool = False
+
+
+@dataclass(slots=True)
+class Changes:
+    """What a poll found, by the session's dataset index."""
+
+    jobs: dict[int, JobChange]
+
+    def apply(self, session: Session) -> Applied:
+        """Into the session (on the thread that reads it; see `Session.apply`)."""
+        updates: dict[int, Callable[[Storage], list[int]]] = {
+            index: partial(_apply_job, change=change) for index, change in self.jobs.items()
+        }
+        return session.apply(updates)
+
+
+def _apply_job(storage: Storage, change: JobChange) -> list[int]:
+    assert isinstance(storage, JobStorage)
+    return storage.apply(change.summaries, change.texts, change.results, change.finished)
+
+
+class Follower:
+    """Polls the job folders of a session: `poll()` (off the UI thread) returns what changed, or None."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._job_stamps: dict[int, Stamp] = {}
+        self._read: dict[tuple[int, str], tuple[Stamp, TrialSummary, TrialText]] = {}
+        """Trials read but not applied yet (the session was busy): not read again while unchanged."""
+        self._swept = time.monotonic()
+
+    @property
+    def jobs(self) -> list[tuple[int, JobStorage]]:
+        return [(i, ds) for i, ds in enumerate(self.session.datasets) if isinstance(ds, JobStorage)]
+
+    def poll(self) -> Changes | None:
+        sweep = time.monotonic() - self._swept >= SWEEP
+        if sweep:
+            self._swept = time.monotonic()
+        found: dict[int, JobChange] = {}
+        for index, storage in self.jobs:
+            change = self._poll_job(index, storage, sweep)
+            if change is not None:
+                found[index] = change
+        return Changes(found) if found else None
+
+    def _poll_job(self, index: int, storage: JobStorage, sweep: bool) -> JobChange | None:
+        job = storage.job
+        result_stamp = _file_stamp(job / "result.json")
+        results, finished = storage.results, storage.job_finished
+        if result_stamp != self._job_stamps.get(index, result_stamp):
+            results, finished = job_state(job)
+        self._job_stamps[index] = result_stamp
+        change = JobChange(results=results, finished=finished)
+        known = {s.name: s for s in storage.entries}
+        for name in trial_names(storage.job_source):
+            summary = known.get(name)
+            if not self._may_have_changed(job / name, summary, finished != storage.job_finished, sweep):
+                continue
+            now = stamp(job / name)
+            if summary is not None and now == summary.stamp and finished == summary.job_finished:
+                self._read.pop((index, name), None)
+                continue
+            if summary is None and not now and not finished:
+                continue  # a folder harbor has just made: a trial once it has a file
+            reading = self._read.get((index, name))
+            stable = reading is not None and reading[0] == now
+            if reading is None or not stable:
+                reading = (now, *summarize(job / name, finished))
+                self._read[(index, name)] = reading
+            fresh = reading[1]
+            if fresh.outcome == ERROR and (summary is None or summary.outcome != ERROR) and not stable:
+                continue  # perhaps a file halfway written: taken if it reads the same at the next poll
+            change.summaries[name] = fresh
+            change.texts[name] = reading[2]
+        if not change.summaries and (results, finished) == (storage.results, storage.job_finished):
+            return None
+        return change
+
+    @staticmethod
+    def _may_have_changed(folder: Path, summary: TrialSummary | None, job_done: bool, sweep: bool) -> bool:
+        """Whether a trial is worth a full look: new, running or unreadable, its job just ended, or (on a
+        sweep) its result.json changed."""
+        if summary is None or summary.outcome in (RUNNING, ERROR) or job_done:
+            return True
+        return sweep and _file_stamp(folder / "result.json") != _result_stamp(summary)
+
+    def applied(self, changes: Changes) -> None:
+        """The session took `changes`: their readings are the session's now."""
+        for index, change in changes.jobs.items():
+            for name in change.summaries:
+                self._read.pop((index, name), None)
+
+
+def _file_stamp(path: Path) -> Stamp:
+    try:
+        info = path.stat()
+    except OSError:
+        return []
+    return [[path.name, info.st_size, info.st_mtime_ns]]
+
+
+def _result_stamp(summary: TrialSummary) -> Stamp:
+    return [entry for entry in summary.stamp if entry[0] == "result.json"]
