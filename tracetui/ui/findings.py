@@ -142,6 +142,7 @@ class FindingsController:
         """The index is in: the facet, the column and the pane show it (the screen then filters again)."""
         self.index = index
         self._has = np.array([bool(found) for found in index.findings], dtype=bool)
+        self.screen.trial_list.remove_column(COLUMN)  # `listed` makes it again, on this index
         self.session.facets.add(index.facet())
         self.show_trial(self.screen.trial)
         total = sum(len(found) for found in index.findings)
