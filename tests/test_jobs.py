@@ -362,3 +362,37 @@ def test_export_of_the_golden_job_keeps_the_tool_definitions(tmp_path):
     assert sorted([r["conversations"] for r in rows], key=str) == sorted(
         [r["conversations"] for r in expected], key=str
     )
+
+
+def test_stats_give_tokens_cost_and_time_per_group_only_when_recorded(capsys):
+    from tracetui.commands.stats import run as stats
+
+    assert stats([str(JOBS), "--format", "json"]) == 0
+    records = {r["model"]: r for r in json.loads(capsys.readouterr().out)}
+    claude = records["anthropic/claude-sonnet-4-5"]
+    assert (claude["input_tokens"], claude["cached_tokens"], claude["output_tokens"]) == (15068, 7400, 1878)
+    assert claude["cost_usd"] == pytest.approx(0.073374) and claude["mean_cost_usd"] == pytest.approx(0.036687)
+    assert claude["cost_per_pass"] == pytest.approx(0.073374)  # one pass for the two trials' cost
+    assert (claude["agent_seconds"], claude["mean_agent_seconds"]) == (230, 115)
+    qwen = records["hosted_vllm/Qwen/Qwen3-8B"]
+    assert qwen["cost_usd"] is None and qwen["cost_per_pass"] is None  # no cost recorded: nothing, not 0
+    assert stats([str(EXPORT), "--format", "json"]) == 0
+    assert not {"input_tokens", "cost_usd", "running"} & set(json.loads(capsys.readouterr().out)[0])
+
+
+def test_pareto_of_cost_against_pass_rate(capsys):
+    from tracetui.commands.stats import run as stats
+    from tracetui.data.usage import pareto
+
+    session = open_paths(JOBS, ATIF / "jobs")
+    points = pareto(session, np.ones(len(session), dtype=bool))
+    assert [(p.model, p.frontier) for p in points] == [
+        ("gpt-4o", True),
+        ("openai/gpt-4o", True),
+        ("anthropic/claude-sonnet-4-5", False),  # dearer than openai/gpt-4o and no better
+    ]
+    assert stats([str(JOBS), str(ATIF / "jobs"), "--pareto", "--format", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "model,trials,mean_cost_usd,pass_rate,frontier" and lines[-1].endswith(",False")
+    assert stats([str(EXPORT), "--pareto"]) == 2
+    assert "no trial records a cost" in capsys.readouterr().err

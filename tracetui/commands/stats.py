@@ -9,6 +9,7 @@ import numpy as np
 from ..data.errors import SourceError
 from ..data.stats import GROUP_COLUMNS, group_stats, head_to_head
 from ..data.trials import RUNNING
+from ..data.usage import GROUP_FIELDS, GroupUsage, group_usage, pareto
 from . import run as run_command
 from . import subcommand
 from .output import Record, print_table, write_csv, write_json
@@ -28,6 +29,11 @@ def parser():
     parser.add_argument(
         "--by", default="model", help=f"comma-separated columns among {', '.join(GROUP_COLUMNS)} (default: model)"
     )
+    parser.add_argument(
+        "--pareto",
+        action="store_true",
+        help="per model, mean cost per trial against pass rate, the Pareto frontier marked (sources that record cost)",
+    )
     return parser
 
 
@@ -46,6 +52,8 @@ def _stats(args) -> int:
     if "finding" in by:
         findings_index(session, extras)
     mask = session.facets.apply(filter_state(session, filters, extras)).visible
+    if args.pareto:
+        return _pareto(session, mask, args.format)
     names = session.dataset_names
     if len(names) >= 2 and set(by) == {"dataset", "task"}:
         comparisons = [head_to_head(session, mask, names[0], other) for other in names[1:]]
@@ -57,9 +65,10 @@ def _stats(args) -> int:
             return 0
     else:
         running = bool(np.count_nonzero(session.trials.outcome[mask] == RUNNING))
-        records = [_group_record(by, row, running) for row in group_stats(session, mask, by)]
+        usage = group_usage(session, mask, by)
+        records = [_group_record(by, row, running, usage.get(row.key)) for row in group_stats(session, mask, by)]
         if args.format == "table":
-            print_table([{k: _cell(k, v) for k, v in r.items()} for r in records])
+            print_table([{k: _cell(k, v) for k, v in r.items() if k not in USAGE_NOT_IN_TABLE} for r in records])
             return 0
     if args.format == "json":
         write_json(records)
@@ -68,9 +77,44 @@ def _stats(args) -> int:
     return 0
 
 
-def _group_record(by: tuple[str, ...], row, running: bool = False) -> Record:
-    """A group's counts; `running` (trials of harbor job folders still running, not graded) when any is."""
+def _pareto(session, mask, format: str) -> int:
+    points = pareto(session, mask)
+    if not points:
+        raise SourceError("--pareto: no trial records a cost (harbor job folders do; exported datasets do not)")
+    records: list[Record] = [
+        {
+            "model": p.model,
+            "trials": p.trials,
+            "mean_cost_usd": p.cost,
+            "pass_rate": p.pass_rate,
+            "frontier": p.frontier,
+        }
+        for p in points
+    ]
+    if format == "table":
+        print_table(
+            [{**{k: _cell(k, v) for k, v in r.items()}, "frontier": "*" if r["frontier"] else ""} for r in records]
+        )
+    elif format == "json":
+        write_json(records)
+    else:
+        write_csv(records)
+    return 0
+
+
+USAGE_NOT_IN_TABLE = ("cached_tokens", "agent_seconds", "mean_input_tokens", "mean_cached_tokens", "mean_output_tokens")
+"""Usage figures csv and json give but the table leaves out, to stay readable."""
+
+
+def _group_record(by: tuple[str, ...], row, running: bool = False, usage: GroupUsage | None = None) -> Record:
+    """A group's counts; `running` (trials of harbor job folders still running, not graded) when any
+    is; tokens, cost and agent time (totals and means) and the cost per passed trial when recorded."""
     c = row.counts
+    figures: Record = {}
+    if usage is not None:
+        figures = {name: usage.totals[name] for name in GROUP_FIELDS}
+        figures |= {f"mean_{name}": usage.means[name] for name in GROUP_FIELDS}
+        figures["cost_per_pass"] = usage.cost_per_pass
     return {
         **dict(zip(by, row.key)),
         "trials": c.trials,
@@ -82,6 +126,7 @@ def _group_record(by: tuple[str, ...], row, running: bool = False) -> Record:
         **({"running": c.running} if running else {}),
         "pass_rate": c.pass_rate,
         "mean_reward": c.mean_reward,
+        **figures,
     }
 
 
@@ -117,4 +162,12 @@ def _cell(key: str, value: object) -> str:
         return "-"
     if key == "diff":
         return f"{value:+.1%}"
-    return f"{value:.1%}" if key.endswith("pass_rate") else f"{value:.3f}"
+    if key.endswith("pass_rate"):
+        return f"{value:.1%}"
+    if key.endswith("tokens"):
+        return f"{value:,.0f}"
+    if "cost" in key:
+        return f"${value:,.4f}"
+    if key.endswith("seconds"):
+        return f"{value:,.0f}s"
+    return f"{value:.3f}"

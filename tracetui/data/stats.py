@@ -149,6 +149,16 @@ def group_stats(session: Session, mask: np.ndarray, by: tuple[str, ...] = ("mode
     t = session.trials
     if not mask.any():
         return []
+    trials, group, keys = grouping(session, mask, by)
+    counts = _counts(group, t.outcome[trials], t.reward[trials], len(keys))
+    return sorted((GroupRow(key, c) for key, c in zip(keys, counts)), key=lambda row: row.key)
+
+
+def grouping(
+    session: Session, mask: np.ndarray, by: tuple[str, ...]
+) -> tuple[np.ndarray, np.ndarray, list[tuple[str, ...]]]:
+    """The trials of `mask` grouped by `by` (as `group_stats` groups them): (trial, group) per member,
+    one member per trial and value of a multi-valued column, and each group's key."""
     trials = np.nonzero(mask)[0]
     codes: list[np.ndarray] = []
     labels: list[list[str]] = []
@@ -161,10 +171,10 @@ def group_stats(session: Session, mask: np.ndarray, by: tuple[str, ...] = ("mode
             column = column[trials]
         codes.append(column)
         labels.append(names)
+    if not len(trials):
+        return trials, trials.copy(), []
     combos, group = np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)
-    counts = _counts(group.reshape(-1), t.outcome[trials], t.reward[trials], len(combos))
-    rows = [GroupRow(tuple(names[code] for code, names in zip(combo, labels)), c) for combo, c in zip(combos, counts)]
-    return sorted(rows, key=lambda row: row.key)
+    return trials, group.reshape(-1), [tuple(names[code] for code, names in zip(combo, labels)) for combo in combos]
 
 
 def _expand(trials: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

@@ -26,6 +26,7 @@ FIELDS = (  # per trial, as harbor counts them: input tokens include the cached 
 
 if TYPE_CHECKING:
     from .dataset import Storage
+    from .session import Session
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,3 +92,79 @@ class UsageTable:
 
     def trial(self, trial: int) -> TrialUsage:
         return TrialUsage(**{name: float(values[trial]) for name, values in self.columns.items()})
+
+
+GROUP_FIELDS = ("input_tokens", "cached_tokens", "output_tokens", "cost_usd", "agent_seconds")
+"""What `tracetui stats` totals and averages per group, when the trials record them."""
+
+
+@dataclass(frozen=True, slots=True)
+class GroupUsage:
+    """A group's figures: per field, the total and the mean over its trials that record it (NaN when
+    none does), and the cost per passed trial."""
+
+    totals: dict[str, float]
+    means: dict[str, float]
+    cost_per_pass: float
+
+
+def group_usage(session: Session, mask: np.ndarray, by: tuple[str, ...]) -> dict[tuple[str, ...], GroupUsage]:
+    """GROUP_FIELDS per group of `group_stats(session, mask, by)`, by its key; {} when no trial of
+    `mask` records any of them."""
+    from .stats import grouping
+    from .trials import PASS
+
+    if not mask.any() or not set(GROUP_FIELDS) & set(session.usage.recorded(mask)):
+        return {}
+    trials, group, keys = grouping(session, mask, by)
+    totals, means = {}, {}
+    for name in GROUP_FIELDS:
+        values = session.usage.columns[name][trials]
+        known = np.isfinite(values)
+        count = np.bincount(group[known], minlength=len(keys))
+        total = np.bincount(group[known], weights=values[known], minlength=len(keys))
+        totals[name] = np.where(count > 0, total, math.nan)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means[name] = np.where(count > 0, total / np.maximum(count, 1), math.nan)
+    passed = np.bincount(group[session.trials.outcome[trials] == PASS], minlength=len(keys))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_pass = np.where(passed > 0, totals["cost_usd"] / np.maximum(passed, 1), math.nan)
+    return {
+        key: GroupUsage(
+            {n: float(totals[n][g]) for n in GROUP_FIELDS},
+            {n: float(means[n][g]) for n in GROUP_FIELDS},
+            float(per_pass[g]),
+        )
+        for g, key in enumerate(keys)
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class ParetoPoint:
+    """One model: its mean cost per trial and pass rate, and whether no other model is both cheaper (or
+    as cheap) and better (or as good)."""
+
+    model: str
+    trials: int
+    cost: float
+    pass_rate: float
+    frontier: bool
+
+
+def pareto(session: Session, mask: np.ndarray) -> list[ParetoPoint]:
+    """Per model with a recorded cost among the trials of `mask`: cost against pass rate, cheapest
+    first, the frontier marked (what `harbor view` shows as its Pareto view)."""
+    from .stats import group_stats
+
+    usage = group_usage(session, mask, ("model",))
+    points = []
+    for row in group_stats(session, mask, ("model",)):
+        figures = usage.get(row.key)
+        if figures is None or math.isnan(figures.means["cost_usd"]) or math.isnan(row.counts.pass_rate):
+            continue
+        points.append((row.key[0], row.counts.trials, figures.means["cost_usd"], row.counts.pass_rate))
+    out = []
+    for model, trials, cost, rate in points:
+        beaten = any(c <= cost and r >= rate and (c < cost or r > rate) for _, _, c, r in points)
+        out.append(ParetoPoint(model, trials, cost, rate, not beaten))
+    return sorted(out, key=lambda p: (p.cost, -p.pass_rate, p.model))
