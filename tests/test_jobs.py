@@ -396,3 +396,10 @@ def test_pareto_of_cost_against_pass_rate(capsys):
     assert lines[0] == "model,trials,mean_cost_usd,pass_rate,frontier" and lines[-1].endswith(",False")
     assert stats([str(EXPORT), "--pareto"]) == 2
     assert "no trial records a cost" in capsys.readouterr().err
+
+
+def test_findings_command_counts_running_trials_apart(capsys):
+    from tracetui.commands.findings import run as findings
+
+    assert findings([str(JOBS)]) == 0
+    assert capsys.readouterr().err.strip().endswith("; 1 of the trials read is still running")
