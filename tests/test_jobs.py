@@ -7,6 +7,7 @@ import json
 import math
 import os
 import shutil
+import sys
 
 import numpy as np
 import pytest
@@ -403,3 +404,11 @@ def test_findings_command_counts_running_trials_apart(capsys):
 
     assert findings([str(JOBS)]) == 0
     assert capsys.readouterr().err.strip().endswith("; 1 of the trials read is still running")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="follows the server's processes in /proc")
+def test_web_serves_job_folders_mixed_with_a_dataset():
+    from .web_helpers import served
+
+    with served(str(JOBS), str(EXPORT)) as server:
+        assert server.url.startswith("http://127.0.0.1:")

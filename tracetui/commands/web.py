@@ -66,13 +66,17 @@ def _serve(args) -> int:
     import logging
 
     from ..data.cache import ensure_converted
+    from ..data.jobs import JobSource, open_job
     from ..web.server import TraceServer, is_loopback
     from .selection import filter_args
 
     filter_args(args)  # fail before any download on a malformed filter or an unknown facet
     sources, app_argv = _sources(args)
     for source in sources:
-        ensure_converted(source, print_progress)
+        if isinstance(source, JobSource):  # harbor job folders: their trials read into the cache once
+            open_job(source, print_progress)
+        else:
+            ensure_converted(source, print_progress)
     private = is_loopback(args.host)
     if not private:
         print(
