@@ -54,3 +54,20 @@ async def test_a_trial_finishes_while_the_app_is_open(tmp_path):
         assert len(conversation.messages) == before[2] + 4  # the conversation grew
         assert "1 passed" in (screen.verifier.text or "") and "running" not in text_of(header)
         assert screen.verifier_index is not None and screen.verifier_index.short[trial] == "1/1 tests"
+
+
+async def test_a_trial_that_cannot_be_read_says_which_file_and_why(tmp_path):
+    from .jobs_helpers import write_job, write_trial
+
+    job = write_job(tmp_path / "jobs" / "bad")
+    write_trial(job, "good__aaaaaaa")
+    (write_trial(job, "notjson__bbbbbbb") / "agent" / "trajectory.json").write_text('{"steps": [')
+    app = make_app(prepare([SourceSpec(str(job))]))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        order = list(screen.trial_list.order)
+        broken = next(t for t in order if app.session.info(t).trial_name == "notjson__bbbbbbb")
+        screen.trial_list.move_to(order.index(broken))
+        await pilot.pause()
+        shown = [block.text for block in screen.conversation.blocks]
+        assert len(shown) == 1 and shown[0].startswith("This trial could not be read: agent/trajectory.json: not JSON")

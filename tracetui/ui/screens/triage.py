@@ -414,6 +414,12 @@ class TriageScreen(Screen[None]):
     def _display_trial(self, trial: int) -> None:
         history = self.session.history(trial)
         self.conversation.show(history.messages, history)
+        problem = self.session.problem(trial)
+        if problem is not None:  # a harbor trial that could not be read: which file, and why
+            line = sanitize(f"This trial could not be read: {problem}")
+            if not history.messages:
+                self.conversation.set_blocks([Block(line, style="warning")])
+            self.status(line)
         info = self.session.info(trial)
         self.verifier.show(self.session.verifier_output(trial), info.outcome, info.result)
         self.findings.show_trial(trial)
