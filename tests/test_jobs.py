@@ -235,19 +235,26 @@ def test_per_message_metrics_of_the_agent_steps():
 
 
 def test_a_reopen_reads_no_trajectory_when_nothing_changed(tmp_path):
+    """Stamps, not contents: a running trial's files by size and mtime, a finished trial's result.json
+    and the mtimes of its folders (harbor writes a finished trial's files whole, if ever again)."""
     jobs = copy_tree(JOBS, tmp_path / "jobs")
     first = open_paths(jobs)
-    trial = by_name(first)["s-fizz-buzz__fRDnSf2"]
-    before = (first.info(trial).episodes, first.info(trial).messages)
-    path = jobs / "2026-07-01__09-00-00" / "s-fizz-buzz__fRDnSf2" / "agent" / "trajectory.json"
-    info = path.stat()
-    path.write_bytes(b"x" * info.st_size)  # same size, and the same mtime again: a reopen cannot tell
-    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    running = jobs / "2026-07-01__12-00-00" / RUNNING_TRIAL / "agent" / "trajectory.json"
+    finished = jobs / "2026-07-01__09-00-00" / "s-fizz-buzz__fRDnSf2" / "agent"
+    before = {name: (first.info(t).outcome, first.info(t).episodes) for name, t in by_name(first).items()}
+    for path in (running, finished / "trajectory.json"):
+        info = path.stat()
+        path.write_bytes(b"x" * info.st_size)  # same size, and the same mtime again: a reopen cannot tell
+        os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    os.utime(finished, ns=(finished.stat().st_atime_ns, finished.stat().st_mtime_ns))
     again = open_paths(jobs)
-    assert (again.info(trial).episodes, again.info(trial).messages) == before
-    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns + 10**9))  # now it can
+    assert {name: (again.info(t).outcome, again.info(t).episodes) for name, t in by_name(again).items()} == before
+    info = running.stat()
+    os.utime(running, ns=(info.st_atime_ns, info.st_mtime_ns + 10**9))  # a running trial's file changed
+    (finished / "trajectory.cont-1.json").write_text("{}")  # a finished trial's folder changed
     changed = open_paths(jobs)
-    assert changed.info(by_name(changed)["s-fizz-buzz__fRDnSf2"]).outcome == "error"
+    names = by_name(changed)
+    assert changed.info(names[RUNNING_TRIAL]).outcome == "error" and changed.info(names["s-fizz-buzz__fRDnSf2"]).outcome == "error"
 
 
 # --- bad input --------------------------------------------------------------------------------------

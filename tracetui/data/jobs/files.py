@@ -76,21 +76,36 @@ WATCHED_FOLDERS = ("agent", "verifier")
 
 
 def stamp(folder: Path) -> Stamp:
-    """What a trial's reading depends on: its result, config and exception files, and the files of its
-    `agent/` and `verifier/` folders (the trajectories, the verifier's log and reward)."""
+    """What a trial's reading depends on, as sizes and mtimes. A finished trial (it has its result.json)
+    is not written again but whole files at a time (a regrade rewrites result.json, adds files): its
+    result, config and exception files and the mtimes of its `agent/` and `verifier/` folders tell a
+    change. A running one is rewritten in place: every file of those folders. Plain `os` calls: a
+    reopen stamps every trial, and pathlib's objects cost more than the stats."""
+    base = os.fspath(folder)
     found: Stamp = []
     for name in WATCHED:
-        _add(found, folder / name, name)
+        try:
+            info = os.stat(f"{base}/{name}")
+        except OSError:
+            continue
+        found.append([name, info.st_size, info.st_mtime_ns])
+    finished = bool(found) and found[0][0] == WATCHED[0]
     for sub in WATCHED_FOLDERS:
-        for entry in entries(folder / sub):
-            if entry.name.endswith((".json", ".txt")):
-                _add(found, Path(entry.path), f"{sub}/{entry.name}")
+        if finished:
+            try:
+                found.append([f"{sub}/", 0, os.stat(f"{base}/{sub}").st_mtime_ns])
+            except OSError:
+                pass
+            continue
+        try:
+            with os.scandir(f"{base}/{sub}") as listed:
+                chosen = sorted((e for e in listed if e.name.endswith((".json", ".txt"))), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in chosen:
+            try:
+                info = entry.stat()
+            except OSError:
+                continue
+            found.append([f"{sub}/{entry.name}", info.st_size, info.st_mtime_ns])
     return found
-
-
-def _add(found: Stamp, path: Path, name: str) -> None:
-    try:
-        info = path.stat()
-    except OSError:
-        return
-    found.append([name, info.st_size, info.st_mtime_ns])

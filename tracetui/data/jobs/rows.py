@@ -33,9 +33,6 @@ class TrialRows(Storage):
             return self.text.segments[segment].messages[start:stop] if start < stop else []
         return self.text.subagents[row - len(self.main)][1][start:stop]
 
-    def verifier_output(self, row: int) -> str | None:
-        return self.text.verifier
-
 
 def exported_rows(
     text: TrialText, labels: dict[str, Any], result: str | None, trial_name: str, task: str

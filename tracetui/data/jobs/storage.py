@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import math
 import shutil
 import threading
@@ -82,17 +83,18 @@ class JobStorage(Storage):
 
     # --- layout ------------------------------------------------------------------------------------
     def _relayout(self) -> None:
-        counts = [len(s.rows) + len(s.subs) for s in self.entries]
-        first_row = np.concatenate([[0], np.cumsum(counts, dtype=np.int64)]).astype(np.int64)
+        mains = np.array([len(s.rows) for s in self.entries], dtype=np.int64)
+        counts = mains + np.array([len(s.subs) for s in self.entries], dtype=np.int64)
+        first_row = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         trial_of = np.repeat(np.arange(len(self.entries), dtype=np.int64), counts)
         local = np.arange(len(trial_of), dtype=np.int64) - first_row[trial_of]
-        episode, messages = [], []
-        for s in self.entries:
-            episode += [*range(len(s.rows)), *([0] * len(s.subs))]
-            messages += [*s.rows, *(int(n) for _, n in s.subs)]
-        self.meta = pa.table(
-            {"episode_num": pa.array(episode, pa.int32()), "n_messages": pa.array(messages, pa.int32())}
+        episode = np.where(local < mains[trial_of], local, 0).astype(np.int32)
+        messages = np.fromiter(
+            itertools.chain.from_iterable(itertools.chain(s.rows, (n for _, n in s.subs)) for s in self.entries),
+            dtype=np.int32,
+            count=len(trial_of),
         )
+        self.meta = pa.table({"episode_num": pa.array(episode), "n_messages": pa.array(messages)})
         self.num_rows = len(trial_of)
         self._layout = _Layout(first_row, trial_of, local)
         self.__dict__.pop("message_counts", None)  # the cached property reads the new meta

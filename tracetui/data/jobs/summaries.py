@@ -17,7 +17,7 @@ import orjson
 
 from ...paths import cache_dir
 from .files import stamp
-from .trial import SUMMARY_VERSION, TrialSummary, TrialText, summarize
+from .trial import SUMMARY_VERSION, TrialSummary, summarize
 
 Progress = Callable[[float, str], None]
 
@@ -57,10 +57,9 @@ def summaries(
     names: list[str],
     job_finished: bool,
     progress: Progress | None = None,
-    keep: Callable[[str, TrialText], None] | None = None,
 ) -> dict[str, TrialSummary]:
     """The summaries of the trials `names` of `job`, in that order: stored ones whose files have not
-    changed, the rest read (with progress). `keep(name, text)` gets the text of each trial read."""
+    changed, the rest read (with progress)."""
     known = load(job)
     out: dict[str, TrialSummary] = {}
     changed = False
@@ -70,11 +69,8 @@ def summaries(
         if cached is not None and cached.stamp == stamp(folder) and not _stale_start(cached, job_finished):
             out[name] = cached
             continue
-        summary, text = summarize(folder, job_finished)
-        out[name] = summary
+        out[name] = summarize(folder, job_finished)[0]
         changed = True
-        if keep is not None:
-            keep(name, text)
         if progress is not None:
             progress((number + 1) / max(1, len(names)), f"{job.name}: read {number + 1:,}/{len(names):,} trials")
     if changed or set(known) != set(out):
