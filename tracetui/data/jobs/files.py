@@ -6,6 +6,7 @@ Nothing here writes: a job folder is the running harbor's, and tracetui only eve
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -92,10 +93,8 @@ def stamp(folder: Path) -> Stamp:
     finished = bool(found) and found[0][0] == WATCHED[0]
     for sub in WATCHED_FOLDERS:
         if finished:
-            try:
+            with contextlib.suppress(OSError):  # no such folder: nothing to stamp
                 found.append([f"{sub}/", 0, os.stat(f"{base}/{sub}").st_mtime_ns])
-            except OSError:
-                pass
             continue
         try:
             with os.scandir(f"{base}/{sub}") as listed:

@@ -12,6 +12,7 @@ reading and is read again at the next poll.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -70,6 +71,8 @@ class Follower:
         self._read: dict[tuple[int, str], tuple[Stamp, TrialSummary, TrialText]] = {}
         """Trials read but not applied yet (the session was busy): not read again while unchanged."""
         self._swept = time.monotonic()
+        self._listings: dict[int, Stamp] = {}
+        self._names: dict[int, list[str]] = {}
 
     @property
     def jobs(self) -> list[tuple[int, JobStorage]]:
@@ -95,10 +98,8 @@ class Follower:
         self._job_stamps[index] = result_stamp
         change = JobChange(results=results, finished=finished)
         known = {s.name: s for s in storage.entries}
-        for name in trial_names(storage.job_source):
+        for name in self._candidates(index, storage, known, finished != storage.job_finished, sweep):
             summary = known.get(name)
-            if not self._may_have_changed(job / name, summary, finished != storage.job_finished, sweep):
-                continue
             now = stamp(job / name)
             if summary is not None and now == summary.stamp and finished == summary.job_finished:
                 self._read.pop((index, name), None)
@@ -119,13 +120,30 @@ class Follower:
             return None
         return change
 
-    @staticmethod
-    def _may_have_changed(folder: Path, summary: TrialSummary | None, job_done: bool, sweep: bool) -> bool:
-        """Whether a trial is worth a full look: new, running or unreadable, its job just ended, or (on a
-        sweep) its result.json changed."""
-        if summary is None or summary.outcome in (RUNNING, ERROR) or job_done:
-            return True
-        return sweep and _file_stamp(folder / "result.json") != _result_stamp(summary)
+    def _candidates(
+        self, index: int, storage: JobStorage, known: dict[str, TrialSummary], job_done: bool, sweep: bool
+    ) -> list[str]:
+        """The trials worth a full look: new ones (the job folder is listed again only when its mtime
+        says an entry came or went), running or unreadable ones, all when the job just ended, and on a
+        sweep the finished ones whose result.json changed."""
+        job = storage.job
+        listing = _file_stamp(job)
+        if listing != self._listings.get(index):
+            self._listings[index] = listing
+            self._names[index] = trial_names(storage.job_source)
+        names = self._names.get(index, [])
+        if job_done:
+            return names
+        out = [name for name in names if name not in known]
+        out += [s.name for s in storage.entries if s.outcome in (RUNNING, ERROR)]
+        if sweep:
+            base = os.fspath(job)
+            out += [
+                s.name
+                for s in storage.entries
+                if s.outcome not in (RUNNING, ERROR) and _file_stamp(f"{base}/{s.name}/result.json") != _result_stamp(s)
+            ]
+        return list(dict.fromkeys(out))
 
     def applied(self, changes: Changes) -> None:
         """The session took `changes`: their readings are the session's now."""
@@ -134,12 +152,12 @@ class Follower:
                 self._read.pop((index, name), None)
 
 
-def _file_stamp(path: Path) -> Stamp:
+def _file_stamp(path: Path | str) -> Stamp:
     try:
-        info = path.stat()
+        info = os.stat(path)
     except OSError:
         return []
-    return [[path.name, info.st_size, info.st_mtime_ns]]
+    return [[os.path.basename(path), info.st_size, info.st_mtime_ns]]
 
 
 def _result_stamp(summary: TrialSummary) -> Stamp:
