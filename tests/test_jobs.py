@@ -254,7 +254,10 @@ def test_a_reopen_reads_no_trajectory_when_nothing_changed(tmp_path):
     (finished / "trajectory.cont-1.json").write_text("{}")  # a finished trial's folder changed
     changed = open_paths(jobs)
     names = by_name(changed)
-    assert changed.info(names[RUNNING_TRIAL]).outcome == "error" and changed.info(names["s-fizz-buzz__fRDnSf2"]).outcome == "error"
+    assert (
+        changed.info(names[RUNNING_TRIAL]).outcome == "error"
+        and changed.info(names["s-fizz-buzz__fRDnSf2"]).outcome == "error"
+    )
 
 
 # --- bad input --------------------------------------------------------------------------------------
@@ -419,3 +422,17 @@ def test_web_serves_job_folders_mixed_with_a_dataset():
 
     with served(str(JOBS), str(EXPORT)) as server:
         assert server.url.startswith("http://127.0.0.1:")
+
+
+def test_search_finds_each_message_of_a_job_once():
+    from tracetui.data.search import search
+
+    session = open_paths(JOBS, ATIF / "jobs")
+    for pattern in ("HELDOUT-JOBS step 1", "hello.txt", "SUBAGENT"):
+        result = search(session, pattern)
+        per_trial = [
+            len(result.messages_in(session, t)) + len(result.subagent_messages_in(session, t))
+            for t in range(len(session))
+        ]
+        assert result.matched_messages == sum(per_trial) > 0
+        assert {t for t in range(len(session)) if result.trials[t]} == {t for t, n in enumerate(per_trial) if n}
