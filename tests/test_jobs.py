@@ -55,7 +55,8 @@ def test_layouts_are_told_apart_by_their_folders(tmp_path):
     assert kind(JOBS) == ROOT and kind(job) == JOB and kind(job / "s-fizz-buzz__fRDnSf2") == TRIAL
     assert not is_jobs_path(EXPORT) and not is_jobs_path(tmp_path)
     write_parquet(tmp_path / "data" / "train-00000-of-00001.parquet", [{"conversations": [], "task": "t"}])
-    assert not is_jobs_path(tmp_path)  # a dataset folder
+    (tmp_path / "config.json").write_text("{}")
+    assert not is_jobs_path(tmp_path)  # a dataset folder, even with a config.json
 
 
 def test_a_folder_that_is_neither_says_what_was_looked_for(tmp_path):

@@ -51,7 +51,16 @@ def is_trial(path: Path) -> bool:
         return True
     if is_file(path / "job.log") or not (is_file(path / "result.json") or is_file(path / "config.json")):
         return False
+    if _dataset_like(path):  # a dataset folder (or a model's) with a config.json of its own
+        return False
     return not any(_trial_mark(child) for child in _child_dirs(path, SAMPLE))
+
+
+def _dataset_like(path: Path) -> bool:
+    return any(
+        entry.name == "data" or entry.name.endswith((".parquet", ".arrow", ".jsonl", ".safetensors"))
+        for entry in entries(path)
+    )
 
 
 def is_job(path: Path) -> bool:
