@@ -421,8 +421,10 @@ def test_findings_command_counts_running_trials_apart(capsys):
 def test_web_serves_job_folders_mixed_with_a_dataset():
     from .web_helpers import served
 
-    with served(str(JOBS), str(EXPORT)) as server:
-        assert server.url.startswith("http://127.0.0.1:")
+    import urllib.request
+
+    with served(str(JOBS), str(EXPORT)) as server, urllib.request.urlopen(server.url, timeout=30) as page:
+        assert page.status == 200 and "tracetui" in page.read().decode()
 
 
 def test_search_finds_each_message_of_a_job_once():
