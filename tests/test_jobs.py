@@ -419,9 +419,9 @@ def test_findings_command_counts_running_trials_apart(capsys):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="follows the server's processes in /proc")
 def test_web_serves_job_folders_mixed_with_a_dataset():
-    from .web_helpers import served
-
     import urllib.request
+
+    from .web_helpers import served
 
     with served(str(JOBS), str(EXPORT)) as server, urllib.request.urlopen(server.url, timeout=30) as page:
         assert page.status == 200 and "tracetui" in page.read().decode()
