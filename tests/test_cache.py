@@ -18,8 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tracetui.data import cache_folders
-from tracetui.data import findings_index, trial_groups, verifier_index
+from tracetui.data import cache_folders, findings_index, trial_groups, verifier_index
 from tracetui.data.findings_index import build_findings_index
 from tracetui.data.session import open_session, prepare
 from tracetui.data.sources import SourceSpec

@@ -95,7 +95,7 @@ def test_trials_from_parquet_with_outcomes_and_facets(tmp_path):
     result = facets.apply(FilterState({"model": frozenset({"openai/gpt-5"})}))
     assert int(result.visible.sum()) == 3
     outcome_counts = dict(zip(facets.facets["outcome"].labels, result.counts["outcome"].tolist()))
-    assert outcome_counts == {"pass": 1, "partial": 0, "fail": 0, "error": 1, "unknown": 1}
+    assert outcome_counts == {"pass": 1, "partial": 0, "fail": 0, "error": 1, "unknown": 1, "running": 0}
     # the model facet's own counts ignore the model selection (faceted search)
     model_counts = dict(zip(facets.facets["model"].labels, result.counts["model"].tolist()))
     assert model_counts == {"openai/gpt-5": 3, "anthropic/claude": 2}

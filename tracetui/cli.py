@@ -22,6 +22,7 @@ examples:
   tracetui laion/a1-e2egit-tb2-leonardo-20260731          a Hugging Face dataset id
   tracetui hf://datasets/org/name/data/train-*.parquet    an hf:// path
   tracetui ./traces.parquet ./runs/ traces.jsonl          local files and folders (one session)
+  tracetui jobs/                                          harbor job folders (a jobs root, a job, a trial), live
   tracetui demo                                           the bundled demo dataset (no network)
   tracetui demo --rows 4000 --out ./demo                  write a demo dataset and exit
 

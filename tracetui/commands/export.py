@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..data.errors import SourceError
-from ..data.export import FORMATS, export_trials
+from ..data.export import FORMATS, export_trials, without_rows
 from ..data.facets import parse_filter_args
 from . import end_progress, print_progress, subcommand
 from . import run as run_command
@@ -53,5 +53,9 @@ def _export(args) -> int:
         progress=print_progress,
     )
     end_progress()
-    print(f"exported {len(trials):,} trial{'s' * (len(trials) != 1)} ({rows:,} rows) to {args.output}")
+    empty = len(without_rows(session, trials))
+    written = len(trials) - empty
+    print(f"exported {written:,} trial{'s' * (written != 1)} ({rows:,} rows) to {args.output}")
+    if empty:
+        print(f"{empty:,} trial{'s' * (empty != 1)} left out: no result yet (running) or none that can be read")
     return 0

@@ -10,6 +10,9 @@ import argparse
 import sys
 import textwrap
 
+import numpy as np
+
+from ..data.trials import RUNNING
 from ..findings import KIND_NAMES, KINDS
 from . import run as run_command
 from . import subcommand
@@ -56,7 +59,9 @@ def _findings(args) -> int:
     state = filter_state(session, filters, extras)
     kinds = set(args.kind or state.selected.get("finding") or KIND_NAMES)
     records = []
-    for trial in session.facets.apply(state).visible.nonzero()[0]:
+    chosen = session.facets.apply(state).visible.nonzero()[0]
+    running = int(np.count_nonzero(session.trials.outcome[chosen] == RUNNING))
+    for trial in chosen:
         info = session.info(int(trial))
         for finding in index.of(int(trial)):
             if finding.kind in kinds:
@@ -79,8 +84,9 @@ def _findings(args) -> int:
     else:
         print_table([{k: str(r[k]) for k in TABLE_FIELDS} for r in records], empty="(no findings)", width=72)
         trials = len({(r["dataset"], r["trial_name"]) for r in records})
+        still = f"; {running:,} of the trials read {'is' if running == 1 else 'are'} still running" if running else ""
         print(
-            f"{len(records):,} finding{'s' * (len(records) != 1)} in {trials:,} trial{'s' * (trials != 1)}",
+            f"{len(records):,} finding{'s' * (len(records) != 1)} in {trials:,} trial{'s' * (trials != 1)}{still}",
             file=sys.stderr,
         )
     return 0

@@ -9,10 +9,14 @@ from __future__ import annotations
 import math
 import sys
 
+import numpy as np
+
 from ..data.errors import SourceError
 from ..data.estimates import PassAtK
 from ..data.stats import GROUP_COLUMNS, GroupRow, HeadToHead, PassAtKRow, group_stats, hacked_trials, head_to_head
 from ..data.stats import pass_at_k as pass_at_k_rows
+from ..data.trials import RUNNING
+from ..data.usage import GROUP_FIELDS, GroupUsage, group_usage, pareto
 from . import run as run_command
 from . import subcommand
 from .output import Record, print_table, write_csv, write_json
@@ -36,6 +40,11 @@ def parser():
     parser.add_argument(
         "--by", default="model", help=f"comma-separated columns among {', '.join(GROUP_COLUMNS)} (default: model)"
     )
+    parser.add_argument(
+        "--pareto",
+        action="store_true",
+        help="per model, mean cost per trial against pass rate, the Pareto frontier marked (sources that record cost)",
+    )
     return parser
 
 
@@ -58,6 +67,8 @@ def _stats(args) -> int:
         print(f"tracetui: no pass rate without hacks: {exc}", file=sys.stderr)
     health = task_health(session, extras) if {"task", "task_health"} & set(by) else None
     mask = session.facets.apply(filter_state(session, filters, extras)).visible
+    if args.pareto:
+        return _pareto(session, mask, args.format)
     names = session.dataset_names
     if len(names) >= 2 and set(by) == {"dataset", "task"}:
         comparisons = [head_to_head(session, mask, names[0], other, hacked=hacked) for other in names[1:]]
@@ -77,9 +88,11 @@ def _stats(args) -> int:
             labels = session.trials.labels["task"]
             tags = {label: health.tags.get(code, ()) for code, label in enumerate(labels) if label is not None}
         flat = args.format == "csv"
-        records = [_group_record(by, row, at_k.get(row.key), tags, flat) for row in groups]
+        running = bool(np.count_nonzero(session.trials.outcome[mask] == RUNNING))
+        usage = group_usage(session, mask, by)
+        records = [_group_record(by, row, at_k.get(row.key), tags, flat, running, usage.get(row.key)) for row in groups]
         if args.format == "table":
-            print_table([_group_cells(by, row, tags) for row in groups])
+            print_table([_group_cells(by, row, tags, running, usage.get(row.key)) for row in groups])
             if at_k:
                 print()
                 _print_pass_at_k(by, list(at_k.values()))
@@ -91,11 +104,48 @@ def _stats(args) -> int:
     return 0
 
 
+def _pareto(session, mask, format: str) -> int:
+    points = pareto(session, mask)
+    if not points:
+        raise SourceError("--pareto: no trial records a cost (harbor job folders do; exported datasets do not)")
+    records: list[Record] = [
+        {
+            "model": p.model,
+            "trials": p.trials,
+            "mean_cost_usd": p.cost,
+            "pass_rate": p.pass_rate,
+            "frontier": p.frontier,
+        }
+        for p in points
+    ]
+    if format == "table":
+        print_table(
+            [{**{k: _cell(k, v) for k, v in r.items()}, "frontier": "*" if r["frontier"] else ""} for r in records]
+        )
+    elif format == "json":
+        write_json(records)
+    else:
+        write_csv(records)
+    return 0
+
+
+USAGE_NOT_IN_TABLE = ("cached_tokens", "agent_seconds", "mean_input_tokens", "mean_cached_tokens", "mean_output_tokens")
+"""Usage figures csv and json give but the table leaves out, to stay readable."""
+
+
 def _group_record(
-    by: tuple[str, ...], row: GroupRow, at_k: PassAtKRow | None, tags: dict[str, tuple[str, ...]], flat: bool
+    by: tuple[str, ...],
+    row: GroupRow,
+    at_k: PassAtKRow | None,
+    tags: dict[str, tuple[str, ...]],
+    flat: bool,
+    running: bool = False,
+    usage: GroupUsage | None = None,
 ) -> Record:
     """A group's figures; pass@k as lists of {k, value, tasks, left_out}, or `flat` (csv) as columns
-    `pass@1`, `pass@1_tasks`, `pass@1_left_out`, `pass@1_without_hacks`, …"""
+    `pass@1`, `pass@1_tasks`, `pass@1_left_out`, `pass@1_without_hacks`, …; `running` (trials of harbor
+    job folders still running, not graded) when any is; tokens, cost and agent time (totals and means)
+    and the cost per passed trial when recorded."""
     c = row.counts
     record: Record = dict(zip(by, row.key))
     if tags:
@@ -107,6 +157,7 @@ def _group_record(
         "fail": c.failed,
         "error": c.errors,
         "unknown": c.unknown,
+        **({"running": c.running} if running else {}),
         "pass_rate": c.pass_rate,
         "pass_rate_low": c.interval[0],
         "pass_rate_high": c.interval[1],
@@ -115,6 +166,7 @@ def _group_record(
         "pass_rate_without_hacks_low": c.interval_without_hacks[0],
         "pass_rate_without_hacks_high": c.interval_without_hacks[1],
         "mean_reward": c.mean_reward,
+        **_usage_figures(usage),
     }
     if at_k is None:
         return record
@@ -131,11 +183,28 @@ def _group_record(
     return record
 
 
+def _usage_figures(usage: GroupUsage | None) -> Record:
+    """Tokens, cost and agent time, totals and means, and the cost per passed trial; nothing for a source
+    that does not record them."""
+    if usage is None:
+        return {}
+    figures: Record = {name: usage.totals[name] for name in GROUP_FIELDS}
+    figures |= {f"mean_{name}": usage.means[name] for name in GROUP_FIELDS}
+    figures["cost_per_pass"] = usage.cost_per_pass
+    return figures
+
+
 def _k_record(k: PassAtK) -> dict[str, object]:
     return {"k": k.k, "value": k.value, "tasks": k.tasks, "left_out": k.left_out}
 
 
-def _group_cells(by: tuple[str, ...], row: GroupRow, tags: dict[str, tuple[str, ...]]) -> dict[str, str]:
+def _group_cells(
+    by: tuple[str, ...],
+    row: GroupRow,
+    tags: dict[str, tuple[str, ...]],
+    running: bool = False,
+    usage: GroupUsage | None = None,
+) -> dict[str, str]:
     c = row.counts
     cells = dict(zip(by, row.key))
     if tags:
@@ -147,12 +216,14 @@ def _group_cells(by: tuple[str, ...], row: GroupRow, tags: dict[str, tuple[str, 
         "fail": str(c.failed),
         "error": str(c.errors),
         "unknown": str(c.unknown),
+        **({"running": str(c.running)} if running else {}),
         "pass_rate": _rate(c.pass_rate),
         "95%_interval": _interval(*c.interval),
         "without_hacks": _rate(c.pass_rate_without_hacks),
         "hacked": "-" if c.hacked is None else str(c.hacked),
         "mean_reward": "-" if math.isnan(c.mean_reward) else f"{c.mean_reward:.3f}",
     }
+    cells |= {k: _cell(k, v) for k, v in _usage_figures(usage).items() if k not in USAGE_NOT_IN_TABLE}
     return cells
 
 
@@ -247,3 +318,21 @@ def _interval(low: float, high: float) -> str:
 
 def _hacked(count: int) -> str:
     return f"{count} hacked pass{'es' * (count != 1)}"
+
+
+def _cell(key: str, value: object) -> str:
+    if not isinstance(value, float):
+        return str(value)
+    if math.isnan(value):
+        return "-"
+    if key == "diff":
+        return f"{value:+.1%}"
+    if key.endswith("pass_rate"):
+        return f"{value:.1%}"
+    if key.endswith("tokens"):
+        return f"{value:,.0f}"
+    if "cost" in key:
+        return f"${value:,.4f}"
+    if key.endswith("seconds"):
+        return f"{value:,.0f}s"
+    return f"{value:.3f}"

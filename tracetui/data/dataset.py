@@ -14,12 +14,17 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 
 from .sources import ResolvedSource
 from .utf8 import python_values
+
+if TYPE_CHECKING:
+    from .trials import Trials
+    from .usage import StepMetrics
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +35,8 @@ class Piece:
     start: int  # the dataset row of the first row
     conversations: pa.Array | None  # list<struct<role, content>>, or list<struct<content>>
     verifier: pa.Array | None
+    fresh: bool = False
+    """Each row holds only the messages it adds to its trial's history, not the whole nested prefix."""
 
 
 class Storage:
@@ -77,6 +84,50 @@ class Storage:
 
     def discard(self) -> None:
         """Forget what only this reading needed (a remote dataset's cache, once the local copy replaces it)."""
+
+    @property
+    def index_folder(self) -> Path:
+        """Where indexes of this reading of the data are kept (the verifier and findings indexes)."""
+        return self.folder
+
+    def group(self) -> Trials:
+        """The rows grouped into trials (worked out from the metadata, and kept beside it)."""
+        from .trial_groups import grouped
+
+        return grouped(self)
+
+    def usage(self) -> dict[str, np.ndarray] | None:
+        """Per trial (in `group` order): tokens, cost and timings, for sources that record them."""
+        return None
+
+    def problems(self) -> list[str | None] | None:
+        """Per trial (in `group` order): why it could not be read, for sources that can say so."""
+        return None
+
+    def trial_folder(self, position: int) -> Path | None:
+        """The folder of the trial at `position` (in `group` order), for sources made of trial folders
+        (harbor job folders: recordings, logs and artifacts live there); None for datasets."""
+        return None
+
+    def episode_metrics(self, position: int) -> list[StepMetrics | None] | None:
+        """Per episode of the trial at `position`: what the model reported for its agent step, for
+        sources that record it."""
+        return None
+
+    makes_rows = False
+    """Whether an export writes `exported_rows` rather than re-reading the source files' rows."""
+
+    def exported_rows(self, position: int) -> list[dict] | None:
+        """The rows an export writes for the trial at `position` (in `group` order), when `makes_rows`."""
+        return None
+
+    def exported_count(self, position: int) -> int:
+        """How many rows `exported_rows(position)` gives (without reading them)."""
+        return 0
+
+    def recipe(self) -> tuple[Callable[..., Storage], tuple[Any, ...]]:
+        """How another process opens this storage (the findings workers): `factory(*arguments)`."""
+        return Dataset, (self.source, self.folder)
 
     @cached_property
     def message_counts(self) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Export trials with their original columns plus the labels and notes users gave them; one trial as Markdown.
 
 Rows are re-read from the original files, because the conversion cache keeps only what the viewer
-needs. Reads go in bounded batches (parquet row groups that hold no wanted row are skipped), and the
+needs; a source that makes its rows itself (harbor job folders) writes them (`Storage.makes_rows`). Reads go in bounded batches (parquet row groups that hold no wanted row are skipped), and the
 output is written to a temporary file renamed into place at the end: a failed or cancelled export leaves
 nothing half-written behind.
 """
@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 from ..trace.sanitize import sanitize
 from ..verifier import parse_verifier, verdict_line
 from .convert import BATCH_BYTES
+from .dataset import Storage
 from .errors import SourceError
 from .files import READ_ERRORS, arrow_batches, arrow_reader, json_rows
 from .session import Progress, Session
@@ -48,6 +49,35 @@ class _FilePart:
     rows: np.ndarray
     trials: np.ndarray
 
+    @property
+    def count(self) -> int:
+        return len(self.rows)
+
+
+@dataclass(slots=True)
+class _RowsPart:
+    """The wanted trials of a source that makes its rows itself (harbor job folders: the rows harbor's
+    exporter would write), as (trial id, position in the source) pairs."""
+
+    dataset: Storage
+    trials: list[tuple[int, int]]
+    count: int
+
+    def pieces(self) -> Iterator[tuple[Piece, np.ndarray]]:
+        for trial, position in self.trials:
+            rows = self.dataset.exported_rows(position) or []
+            if rows:
+                yield rows, np.full(len(rows), trial, dtype=np.int64)
+
+    def schema(self) -> pa.Schema:
+        """From one trial per agent (each agent writes its own tool definitions: their type)."""
+        seen: dict[object, list[dict]] = {}
+        for _, position in self.trials:
+            rows = self.dataset.exported_rows(position) or []
+            if rows and rows[0]["agent"] not in seen:
+                seen[rows[0]["agent"]] = rows
+        return _unify(_json_table(rows).schema for rows in seen.values())
+
 
 def export_trials(
     session: Session,
@@ -67,7 +97,7 @@ def export_trials(
         raise SourceError(f"{out.name}: export writes {', '.join(FORMATS)} files (by the suffix)")
     labels, notes = labels or {}, notes or {}
     parts = _plan(session, trial_ids)
-    total = sum(len(part.rows) for part in parts)
+    total = sum(part.count for part in parts)
     temporary = out.with_name(f".{out.name}.{os.getpid()}.part")
     try:
         schema = _unify(_schema(part) for part in parts) if writer_type.needs_schema else None
@@ -96,12 +126,31 @@ def export_trials(
     return total
 
 
-def _plan(session: Session, trial_ids: Iterable[int]) -> list[_FilePart]:
+def without_rows(session: Session, trial_ids: Iterable[int]) -> list[int]:
+    """The trials an export writes no row for: a harbor trial still running, or whose result cannot be
+    read (harbor's exporter leaves them out too)."""
+    out = []
+    for trial in trial_ids:
+        dataset = session.datasets[int(session.trials.dataset[trial])]
+        if dataset.makes_rows and not dataset.exported_count(session.local_position(int(trial))):
+            out.append(int(trial))
+    return out
+
+
+def _plan(session: Session, trial_ids: Iterable[int]) -> list[_FilePart | _RowsPart]:
     t = session.trials
     wanted = np.zeros(len(t), dtype=bool)
     wanted[np.fromiter(trial_ids, dtype=np.int64)] = True
-    parts = []
+    parts: list[_FilePart | _RowsPart] = []
     for index, ds in enumerate(session.datasets):
+        if ds.makes_rows:
+            chosen = [
+                (int(trial), session.local_position(int(trial)))
+                for trial in np.nonzero(wanted & (t.dataset == index))[0]
+            ]
+            if chosen:
+                parts.append(_RowsPart(ds, chosen, sum(ds.exported_count(p) for _, p in chosen)))
+            continue
         rows, owners = t.rows_of_dataset(index)
         keep = wanted[owners]
         if not keep.any():
@@ -122,8 +171,11 @@ def _plan(session: Session, trial_ids: Iterable[int]) -> list[_FilePart]:
     return parts
 
 
-def _pieces(part: _FilePart) -> Iterator[tuple[Piece, np.ndarray]]:
+def _pieces(part: _FilePart | _RowsPart) -> Iterator[tuple[Piece, np.ndarray]]:
     """(rows, their trials) of one file, a bounded batch at a time, in file order."""
+    if isinstance(part, _RowsPart):
+        yield from part.pieces()
+        return
     try:
         if part.path.suffix == ".parquet":
             yield from _parquet_pieces(part)
@@ -180,7 +232,9 @@ def _check_count(part: _FilePart, rows: int) -> None:
 # --- column types -------------------------------------------------------------------------------
 
 
-def _schema(part: _FilePart) -> pa.Schema:
+def _schema(part: _FilePart | _RowsPart) -> pa.Schema:
+    if isinstance(part, _RowsPart):
+        return part.schema()
     try:
         if part.path.suffix == ".parquet":
             return pq.read_schema(part.path)

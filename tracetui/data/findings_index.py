@@ -9,7 +9,7 @@ then are all its rows read.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 
@@ -41,6 +41,15 @@ class FindingsIndex:
     def marker(self, trial: int) -> str:
         """The trial's kinds as a compact string for a list column, e.g. "TCn"."""
         return marker(f.kind for f in self.findings[trial])
+
+    def updated(self, session, trials: Iterable[int], verifiers: VerifierIndex | None = None) -> FindingsIndex:
+        """This index for a session that gained or changed `trials` (`Session.apply`): theirs found again
+        (`verifiers`: the session's verifier index, already brought up to date)."""
+        found = [*self.findings, *[[] for _ in range(len(session) - len(self.findings))]]
+        for trial in trials:
+            tests = verifiers.tests(int(trial)) if verifiers is not None else None
+            found[trial] = trial_findings(session, int(trial), tests)
+        return FindingsIndex(found)
 
     def facet(self) -> MultiFacet:
         """Multi-valued facet over every kind (a trial has each kind it shows at least once)."""

@@ -78,19 +78,19 @@ class HubDataset:
         origin = (self.name, repo_id, spec.revision or "main", spec.split, spec.config or "", *(patterns or ()))
         return ResolvedSource(repo_id, commit, files.local, self.name, spec.source.strip(), files, origin)
 
-    def prepare(self, spec: SourceSpec, path: Path, download: bool) -> ResolvedSource:
+    def prepare(self, spec: SourceSpec, path: Path, download: bool) -> list[ResolvedSource]:
         source = self.resolve(spec, path)
         if find_conversion(source) is None:  # a kept conversion needs the files neither checked nor downloaded
             if not source.downloaded:
                 if not download:
-                    return source  # read remotely while the app downloads it
+                    return [source]  # read remotely while the app downloads it
                 from . import hub
 
                 hub.download(_files(source))
             from .convert import check_files
 
             check_files(source.files)
-        return source
+        return [source]
 
     def ready(self, source: ResolvedSource) -> bool:
         return find_conversion(source) is not None or (not source.downloaded and remote_kept(source))

@@ -24,13 +24,13 @@ class LocalFiles:
     def resolve(self, spec: SourceSpec, path: Path) -> ResolvedSource:
         raise NotImplementedError
 
-    def prepare(self, spec: SourceSpec, path: Path, download: bool) -> ResolvedSource:
+    def prepare(self, spec: SourceSpec, path: Path, download: bool) -> list[ResolvedSource]:
         source = self.resolve(spec, path)
         if find_conversion(source) is None:  # a kept conversion needs no second look at the files
             from .convert import check_files
 
             check_files(source.files)
-        return source
+        return [source]
 
     def ready(self, source: ResolvedSource) -> bool:
         return find_conversion(source) is not None

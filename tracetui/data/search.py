@@ -181,6 +181,7 @@ class _Job:
     verifier: bool
     bytes: int
     share: float  # of the piece, for progress
+    fresh: bool = False  # the piece's rows hold only the messages new to their trials (Piece.fresh)
 
     def run(self) -> tuple[np.ndarray, int]:
         """(matching trials, matching messages counted once per history)."""
@@ -191,7 +192,7 @@ class _Job:
             assert self.first_new is not None  # given with the offsets
             local = np.searchsorted(self.offsets, hits, side="right") - 1
             rows = self.start + local
-            new = (hits - self.offsets[local]) >= self.first_new[rows]
+            new = np.ones(len(hits), dtype=bool) if self.fresh else (hits - self.offsets[local]) >= self.first_new[rows]
         owners = self.owner[rows]
         owned = owners >= 0
         messages = 0 if new is None else int(np.count_nonzero(new & owned))
@@ -204,7 +205,9 @@ def _jobs(piece: Piece, scan: Callable[[pa.Array], np.ndarray], owner: np.ndarra
     content = conversation.values.field("content")
     offsets = conversation.offsets.to_numpy()
     share = 0.5 if piece.verifier is not None else 1.0
-    jobs = [_Job(scan, content, piece.start, owner, offsets, first_new, False, _text_bytes(content), share)]
+    jobs = [
+        _Job(scan, content, piece.start, owner, offsets, first_new, False, _text_bytes(content), share, piece.fresh)
+    ]
     if piece.verifier is not None:
         jobs.append(
             _Job(scan, piece.verifier, piece.start, owner, None, None, True, _text_bytes(piece.verifier), share)

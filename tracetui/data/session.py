@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,12 +26,13 @@ from . import source_kinds
 from .cache_folders import sweep
 from .dataset import Storage
 from .errors import naming
-from .facets import FacetIndex
+from .facets import FacetIndex, MultiFacet
 from .history import rebuild_history
 from .ordering import Ordering
 from .sources import Progress, ResolvedSource, SourceSpec
-from .trial_groups import grouped
+from .trial_ids import StableIds, reordered
 from .trials import OUTCOMES, Trials, build_trials
+from .usage import StepMetrics, TrialUsage, UsageTable
 
 if TYPE_CHECKING:
     from .download import Download
@@ -61,14 +62,21 @@ class TrialInfo:
     date: str
 
 
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """What `Session.apply` changed: trial ids whose trial changed or is new (the new ones are the last
+    `added` ids); every other trial is as it was, under the same id."""
+
+    changed: np.ndarray
+    added: int
+
+
 class Session:
-    def __init__(self, datasets: list[Storage]) -> None:
+    def __init__(self, datasets: list[Storage], order: np.ndarray | None = None) -> None:
+        """`order`: the session id order of another session on the same data (see `apply`), for the
+        worker processes that reopen it."""
         self.datasets = datasets
-        self.trials: Trials = build_trials(datasets, grouped)
-        names = _unique_names([ds.source.short_name for ds in datasets])
-        self.dataset_names = names
-        self.facets = FacetIndex(self.trials, names)
-        self.ordering = Ordering(self.trials)
+        self._build(order)
         self._histories: OrderedDict[int, TrialHistory] = OrderedDict()
         self._lock = threading.Lock()
         self.local_ready = threading.Event()
@@ -76,6 +84,77 @@ class Session:
         self.download: Download | None = None
         """The background download of the remote datasets, while the app runs one."""
         self._settle()
+
+    def _build(self, order: np.ndarray | None = None) -> None:
+        """The trials, facets and orderings of the datasets as they are, trials in id order."""
+        trials = build_trials(self.datasets, lambda ds: ds.group())
+        self._counts = [int(n) for n in np.bincount(trials.dataset, minlength=len(self.datasets))]
+        if not hasattr(self, "ids"):
+            self.ids = StableIds(self._counts)
+        self.order = order if order is not None else self.ids.grow(self._counts)
+        self.trials: Trials = trials if self.order is None else reordered(trials, self.order)
+        self.dataset_names = _unique_names([ds.source.short_name for ds in self.datasets])
+        self.facets = FacetIndex(self.trials, self.dataset_names)
+        self.ordering = Ordering(self.trials)
+        self.usage = UsageTable.of(self.datasets, self._counts, self.order)
+
+    def apply(self, updates: dict[int, Callable[[Storage], list[int]]], new: Sequence[Storage] = ()) -> Applied:
+        """Take changes of the sources (a harbor job run goes on): `updates[d](dataset d)` updates a
+        dataset in place (trials change or are added, none goes), `new` datasets join at the end. Trials
+        keep their ids; facets registered from outside the session (labels, indexes) stay, for the
+        trials they knew (re-register them to cover the changed and new trials). Call it on the thread
+        that reads the session, with no search or index build running over it."""
+        before = self.trials
+        extra = {n: f for n, f in self.facets.facets.items() if n not in FacetIndex(before, []).facets}
+        changed: set[int] = set()
+        for index, update in updates.items():
+            positions = update(self.datasets[index])
+            ids = self.ids.ids[index]
+            changed |= {int(ids[p]) for p in positions if p < len(ids)}
+        self.datasets.extend(new)
+        old_total = self.ids.total
+        self._build()
+        changed |= set(range(old_total, self.ids.total))
+        for facet in extra.values():
+            if isinstance(facet, MultiFacet):
+                self.facets.add(facet)
+        with self._lock:
+            for trial in changed:
+                self._histories.pop(trial, None)
+        return Applied(np.array(sorted(changed), dtype=np.int64), self.ids.total - old_total)
+
+    def usage_of(self, trial: int) -> TrialUsage:
+        """The trial's tokens, cost and timings (NaN where its source does not record them)."""
+        return self.usage.trial(trial)
+
+    def message_metrics(self, trial: int) -> list[StepMetrics | None]:
+        """Per message of the trial's history: what the model reported for the agent step that wrote
+        it (tokens, cost), for sources that record it; None for the other messages. An episode's own
+        agent step writes its last message."""
+        history = self.history(trial)
+        found: list[StepMetrics | None] = [None] * len(history.messages)
+        dataset = self.datasets[int(self.trials.dataset[trial])]
+        metrics = dataset.episode_metrics(self.local_position(trial))
+        if metrics is None:
+            return found
+        last = {m.episode: m.index for m in history.messages}
+        for episode, index in last.items():
+            if 0 <= episode < len(metrics) and history.messages[index].role == "assistant":
+                found[index] = metrics[episode]
+        return found
+
+    def problem(self, trial: int) -> str | None:
+        """Why the trial could not be read (which file, and why), for sources that can say so."""
+        dataset = int(self.trials.dataset[trial])
+        problems = self.datasets[dataset].problems()
+        if problems is None:
+            return None
+        return problems[self.local_position(trial)]
+
+    def local_position(self, trial: int) -> int:
+        """The trial's position among its dataset's trials (as the dataset's `group` lists them)."""
+        dataset = int(self.trials.dataset[trial])
+        return int(np.nonzero(self.ids.ids[dataset] == trial)[0][0])
 
     @property
     def num_rows(self) -> int:
@@ -165,9 +244,14 @@ class Session:
         """The trial's terminal recording (an asciinema cast, played by `data.recordings`), or None.
 
         Only a harbor job folder keeps one (`<trial folder>/agent/recording.cast`, written by terminus-2);
-        the exported datasets, the only sources so far, drop it, so this is None for every trial. A job
-        source answers here with the file's path when it exists."""
-        return None
+        exported datasets drop it."""
+        folder = self.trial_folder(trial)
+        cast = None if folder is None else folder / "agent" / "recording.cast"
+        return cast if cast is not None and cast.is_file() else None
+
+    def trial_folder(self, trial: int) -> Path | None:
+        """The trial's own folder, for a trial of a harbor job folder; None for datasets."""
+        return self.datasets[int(self.trials.dataset[trial])].trial_folder(self.local_position(trial))
 
     def gather_verifier_logs(
         self, progress: Callable[[float], None] | None = None, cancelled: Callable[[], bool] | None = None
@@ -237,7 +321,7 @@ def prepare(specs: list[SourceSpec], progressive: bool = False) -> list[Resolved
     `progressive`: then it is left for `open_session` to read remotely while the app downloads it.
     """
     sweep()  # what processes that died left in the cache
-    return [source_kinds.prepare(spec, download=not progressive) for spec in specs]
+    return [source for spec in specs for source in source_kinds.prepare(spec, download=not progressive)]
 
 
 def all_cached(sources: list[ResolvedSource]) -> bool:

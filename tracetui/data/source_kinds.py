@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from .errors import SourceError, naming
 from .hub_sources import HfPath, HubDataset
+from .job_sources import JobFolders
 from .layout import NoDataFiles
 from .local_sources import DataFile, DatasetFolder, SavedDataset
 from .sources import Progress, ResolvedSource, SourceSpec
@@ -43,9 +44,10 @@ class SourceKind(Protocol):
         """Where the source's data is (SourceError when it is not there); downloads nothing."""
         ...
 
-    def prepare(self, spec: SourceSpec, path: Path, download: bool) -> ResolvedSource:
+    def prepare(self, spec: SourceSpec, path: Path, download: bool) -> list[ResolvedSource]:
         """`resolve`, then make sure the source will open: its files checked, a hub dataset downloaded
-        first when `download` (else left to be read remotely). A kept conversion needs neither."""
+        first when `download` (else left to be read remotely). A kept conversion needs neither. One
+        source, or one per dataset it holds (a harbor jobs root: one per job)."""
         ...
 
     def ready(self, source: ResolvedSource) -> bool:
@@ -62,9 +64,8 @@ KINDS: tuple[SourceKind, ...] = (
     HfPath(),  # hf://datasets/org/name[@revision]/path: files of a hub dataset
     DataFile(),  # a parquet, arrow, json or jsonl file (and any text that names a missing path)
     SavedDataset(),  # a `datasets` save_to_disk folder
-    # Harbor job folders (tracetui/data/jobs/: a jobs root, a job or a trial folder) go here: before
-    # DatasetFolder, which would hand a jobs root's JSON files (config.json, result.json) to the split
-    # resolver as data files.
+    JobFolders(),  # harbor job folders (a jobs root, a job, a trial): before DatasetFolder, which would
+    # hand a jobs root's JSON files (config.json, result.json) to the split resolver as data files
     DatasetFolder(),  # any other folder: its data files in a dataset layout, as `datasets` finds them
     HubDataset(),  # org/name: a Hugging Face dataset id
 )
@@ -85,8 +86,8 @@ def resolve(spec: SourceSpec) -> ResolvedSource:
             raise _nothing_here(path) from None
 
 
-def prepare(spec: SourceSpec, download: bool) -> ResolvedSource:
-    """The source `spec` names, resolved and prepared by its kind (`SourceKind.prepare`); an error names it."""
+def prepare(spec: SourceSpec, download: bool) -> list[ResolvedSource]:
+    """The sources `spec` names, resolved and prepared by its kind (`SourceKind.prepare`); an error names it."""
     kind, path = _claimant(spec)
     with naming(spec.source.strip()):
         try:

@@ -16,7 +16,7 @@ import numpy as np
 
 from .estimates import Difference, PassAtK, paired_difference, pass_at_ks, wilson
 from .facets import NULL_LABEL, MultiFacet
-from .trials import ERROR, FAIL, OUTCOMES, PARTIAL, PASS, UNKNOWN
+from .trials import ERROR, FAIL, NOT_GRADED, OUTCOMES, PARTIAL, PASS, RUNNING, UNKNOWN
 
 if TYPE_CHECKING:
     from .findings_index import FindingsIndex
@@ -36,7 +36,8 @@ def hacked_trials(findings: FindingsIndex) -> np.ndarray:
 
 @dataclass(frozen=True, slots=True)
 class OutcomeCounts:
-    """Trials by outcome. An error (exception) is a graded failure worth 0; unknown is not graded."""
+    """Trials by outcome. An error (exception) is a graded failure worth 0; unknown is not graded, nor
+    is a trial still running (a harbor job folder's)."""
 
     trials: int
     passed: int
@@ -47,10 +48,11 @@ class OutcomeCounts:
     mean_reward: float  # over graded trials, errors counting 0; nan when none is graded
     hacked: int | None = None
     """Passes of trials with a reward-hack finding; None while the findings are not known."""
+    running: int = 0
 
     @property
     def graded(self) -> int:
-        return self.trials - self.unknown
+        return self.trials - self.unknown - self.running
 
     @property
     def rewarded(self) -> int:
@@ -233,6 +235,16 @@ def group_stats(
     t = session.trials
     if not mask.any():
         return []
+    trials, group, keys = grouping(session, mask, by)
+    counts = _counts(group, t.outcome[trials], t.reward[trials], len(keys), _part(hacked, trials))
+    return sorted((GroupRow(key, c) for key, c in zip(keys, counts)), key=lambda row: row.key)
+
+
+def grouping(
+    session: Session, mask: np.ndarray, by: tuple[str, ...]
+) -> tuple[np.ndarray, np.ndarray, list[tuple[str, ...]]]:
+    """The trials of `mask` grouped by `by` (as `group_stats` groups them): (trial, group) per member,
+    one member per trial and value of a multi-valued column, and each group's key."""
     trials = np.nonzero(mask)[0]
     codes: list[np.ndarray] = []
     labels: list[list[str]] = []
@@ -245,10 +257,10 @@ def group_stats(
             column = column[trials]
         codes.append(column)
         labels.append(names)
+    if not len(trials):
+        return trials, trials.copy(), []
     combos, group = np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)
-    counts = _counts(group.reshape(-1), t.outcome[trials], t.reward[trials], len(combos), _part(hacked, trials))
-    rows = [GroupRow(tuple(names[code] for code, names in zip(combo, labels)), c) for combo, c in zip(combos, counts)]
-    return sorted(rows, key=lambda row: row.key)
+    return trials, group.reshape(-1), [tuple(names[code] for code, names in zip(combo, labels)) for combo in combos]
 
 
 def pass_at_k(
@@ -258,7 +270,7 @@ def pass_at_k(
     trials are split into tasks (and models, when `by` has none: an attempt is a model's), and
     `estimates.pass_at_ks` averages over those. [] when `by` names a multi-valued column."""
     t = session.trials
-    graded = mask & (t.outcome != UNKNOWN)
+    graded = mask & ~np.isin(t.outcome, NOT_GRADED)
     trials = np.nonzero(graded)[0]
     if not len(trials):
         return []
@@ -326,7 +338,7 @@ def matrix(session: Session, mask: np.ndarray, rows: str = "model", columns: str
         columns=[col_names[i] for i in col_order],
         trials=grid(table.sum(axis=1)),
         passed=grid(table[:, PASS]),
-        graded=grid(table.sum(axis=1) - table[:, UNKNOWN]),
+        graded=grid(table.sum(axis=1) - table[:, list(NOT_GRADED)].sum(axis=1)),
     )
 
 
@@ -412,13 +424,13 @@ def _counts(
 ) -> list[OutcomeCounts]:
     """Counts per group code; `hacked` (aligned with `outcome`) counts the hacked passes too."""
     table = _outcome_table(group, outcome, groups)
-    graded = outcome != UNKNOWN
+    graded = ~np.isin(outcome, NOT_GRADED)
     score = np.where(outcome == ERROR, 0.0, reward)
     sums = np.bincount(group[graded], weights=score[graded], minlength=groups)
     hacks = None if hacked is None else np.bincount(group[hacked & (outcome == PASS)], minlength=groups)
     counts = []
     for index, (row, total) in enumerate(zip(table, sums)):
-        n_graded = int(row.sum() - row[UNKNOWN])
+        n_graded = int(row.sum() - row[list(NOT_GRADED)].sum())
         counts.append(
             OutcomeCounts(
                 trials=int(row.sum()),
@@ -427,6 +439,7 @@ def _counts(
                 failed=int(row[FAIL]),
                 errors=int(row[ERROR]),
                 unknown=int(row[UNKNOWN]),
+                running=int(row[RUNNING]),
                 mean_reward=float(total) / n_graded if n_graded else math.nan,
                 hacked=None if hacks is None else int(hacks[index]),
             )

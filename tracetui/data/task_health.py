@@ -19,7 +19,7 @@ import numpy as np
 
 from ..findings import ending_kind
 from .facets import MultiFacet
-from .trials import FAIL, PARTIAL, PASS, UNKNOWN
+from .trials import FAIL, NOT_GRADED, PARTIAL, PASS
 
 if TYPE_CHECKING:
     from .session import Session
@@ -113,7 +113,7 @@ def task_health(session: Session, verifiers: VerifierIndex | None = None) -> Tas
         return np.bincount(tasks[has_task & where], minlength=count)
 
     trials = per_task(np.ones(len(t), bool))
-    graded = per_task(outcome != UNKNOWN)
+    graded = per_task(~np.isin(outcome, NOT_GRADED))
     passed = per_task(outcome == PASS)
     ended = np.array([ending_kind(label) is not None for label in t.labels["result"]] + [False])
     infra = per_task(ended[t.codes["result"].astype(np.int64)])  # code -1 (no result) lands on the last False

@@ -30,26 +30,29 @@ def per_trial(
     remote: tuple[Callable[[Any, Any], T], Callable[[int], Any]] | None = None,
 ) -> list[T]:
     """`compute(trial)` for every trial of `session`, dataset by dataset, each dataset's results kept in
-    `filename` in its conversion folder. `load(data, count)` returns the stored results, or None when
-    they do not fit (another version, another count). With `remote`, how a worker process computes a
+    `filename` in its index folder (its conversion folder). `load(data, count)` returns the stored results,
+    or None when they do not fit (another version, another count). With `remote`, how a worker process computes a
     trial (see `trial_workers.map_trials`), a large dataset is worked out on every core. Raises
     InterruptedError when `cancelled()` turns true (nothing is stored then)."""
-    results: list[T] = []
     trials = session.trials
+    results: list[Any] = [None] * len(trials)
     total = max(1, len(trials))
+    finished = 0
     for index, dataset in enumerate(session.datasets):
-        ids = [int(trial) for trial in np.nonzero(trials.dataset == index)[0]]
-        path = dataset.folder / filename
+        ids = [int(trial) for trial in np.nonzero(trials.dataset == index)[0]]  # its trials, in its order
+        path = dataset.index_folder / filename
         stored = _load(path, len(ids), load)
         if stored is None:
 
-            def done(count: int, before: int = len(results)) -> None:
+            def done(count: int, before: int = finished) -> None:
                 if progress is not None:
                     progress((before + count) / total)
 
             stored = map_trials(session, ids, compute, remote, done, cancelled)
             _store(path, dump(stored))
-        results.extend(stored)
+        for trial, value in zip(ids, stored):  # a session's ids need not run dataset by dataset
+            results[trial] = value
+        finished += len(ids)
     return results
 
 

@@ -4,15 +4,15 @@ A pure-Python rule engine gains nothing from threads, so a large session's trial
 that worker processes take from the front while the caller works from the back, until they meet (a
 worker needs ~0.6 s to start: an interpreter, pyarrow, the engine). Workers are started with `spawn`:
 the caller is a worker thread of the app, and `fork` would copy locks that other threads hold. Each
-reopens the session's datasets by their conversion folders (memory-mapped: nothing is copied) and
-imports the data layer, never Textual. A small session stays in the caller's process.
+reopens the session's datasets by their `recipe` (a converted dataset by its conversion folder,
+memory-mapped: nothing is copied), in the session's trial id order, and imports the data layer, never
+Textual. A small session stays in the caller's process.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -91,9 +91,9 @@ def _pool(session) -> ProcessPoolExecutor | None:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    folders = [(dataset.source, dataset.folder) for dataset in session.datasets]
+    recipes = [dataset.recipe() for dataset in session.datasets]
     try:
-        return ProcessPoolExecutor(cores() - 1, multiprocessing.get_context("spawn"), _reopen, (folders,))
+        return ProcessPoolExecutor(cores() - 1, multiprocessing.get_context("spawn"), _reopen, (recipes, session.order))
     except (OSError, ValueError):
         return None
 
@@ -124,17 +124,16 @@ def _result(future: Future, cancelled: Callable[[], bool] | None) -> list | None
             return None
 
 
-def _reopen(folders: list[tuple[Any, Path]]) -> None:
+def _reopen(recipes: list[tuple[Callable[..., Any], tuple[Any, ...]]], order: Any) -> None:
     """A worker's start: nothing it could print reaches the terminal the app draws on, then the session."""
     global _session
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)
     os.dup2(quiet, 2)
     os.close(quiet)
-    from .dataset import Dataset
     from .session import Session
 
-    _session = Session([Dataset(source, folder) for source, folder in folders])
+    _session = Session([factory(*arguments) for factory, arguments in recipes], order)
 
 
 def _chunk(work: Callable[[Any, Any], T], items: Sequence[Any]) -> list[T]:

@@ -19,7 +19,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..trace.outcome import ERROR, FAIL, OUTCOMES, PARTIAL, PASS, UNKNOWN, outcome_of  # noqa: F401 (the data layer's names)
+from ..trace.outcome import (  # noqa: F401 (the data layer's names)
+    ERROR,
+    FAIL,
+    NOT_GRADED,
+    OUTCOMES,
+    PARTIAL,
+    PASS,
+    RUNNING,
+    UNKNOWN,
+    outcome_of,
+)
 from .dataset import Storage
 from .utf8 import python_values
 
@@ -34,7 +44,7 @@ class Trials:
     dataset: np.ndarray  # int16: which opened dataset the trial comes from
     labels: dict[str, list[str | None]]  # global label lists per LABEL_COLUMNS column
     codes: dict[str, np.ndarray]  # int32 codes into labels, per LABEL_COLUMNS column
-    outcome: np.ndarray  # int8, an index into OUTCOMES
+    outcome: np.ndarray  # int8, an index into OUTCOMES (a part given to build_trials may say -1: from `result`)
     reward: np.ndarray  # float64, nan when there is none
     episodes: np.ndarray  # int32: number of main episode rows
     messages: np.ndarray  # int32: messages in the rebuilt history
@@ -103,12 +113,17 @@ def build_trials(datasets: list[Storage], group: Callable[[Storage], Trials] | N
     outcome_table = np.array([o for o, _ in outcome_by_label], dtype=np.int8)
     reward_table = np.array([r for _, r in outcome_by_label], dtype=np.float64)
     result = codes["result"]
+    # a part may say a trial's outcome itself (a harbor trial still running, or unreadable): -1 defers
+    own = np.concatenate(
+        [p.outcome if len(p.outcome) == len(p) else np.full(len(p), -1, np.int8) for p in parts]
+        or [np.zeros(0, np.int8)]
+    )
     return Trials(
         dataset=np.concatenate([np.full(len(p), index, dtype=np.int16) for index, p in enumerate(parts)]),
         labels=labels,
         codes=codes,
-        outcome=outcome_table[result],
-        reward=reward_table[result],
+        outcome=np.where(own >= 0, own, outcome_table[result]).astype(np.int8),
+        reward=np.where(own >= 0, math.nan, reward_table[result]),
         episodes=np.concatenate([p.episodes for p in parts]),
         messages=np.concatenate([p.messages for p in parts]),
         size=np.concatenate([p.size for p in parts]),

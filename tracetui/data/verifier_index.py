@@ -9,7 +9,7 @@ it waits for the local copy; a dataset read from the hub streams its verifier co
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +32,15 @@ class VerifierIndex:
         """How many tests the trial's verifier log shows (0: none, or a graded log)."""
         match = _TESTS.fullmatch(self.short[trial])
         return int(match.group(1)) if match else 0
+
+    def updated(self, session, trials: Iterable[int]) -> VerifierIndex:
+        """This index for a session that gained or changed `trials` (`Session.apply`): theirs read again."""
+        grow = len(session) - len(self.short)
+        short, failed = [*self.short, *[""] * grow], [*self.failed, *[[] for _ in range(grow)]]
+        assertions = [*self.assertions, *[[] for _ in range(grow)]]
+        for trial in trials:
+            short[trial], failed[trial], assertions[trial] = trial_summary(session, int(trial))
+        return VerifierIndex(short, failed, assertions)
 
     def facet(self) -> MultiFacet:
         """Multi-valued facet: a trial has every test that failed in it."""
@@ -60,27 +69,30 @@ def build_verifier_index(
 
     Waits for a running download first (`waiting(fraction)`); raises InterruptedError when `cancelled()`.
     """
-    from ..verifier import parse_verifier  # imported in the background worker, off start-up
-
     if not session.wait_for_download(waiting, cancelled or (lambda: False)):
         raise InterruptedError("cancelled")
     session.gather_verifier_logs(progress, cancelled)
-
-    def summary(trial: int) -> Summary:
-        report = parse_verifier(session.verifier_output(trial))
-        why: dict[str, str] = {}
-        for failure in report.failures:
-            why.setdefault(failure.test, failure.assertion or "")
-        failed = list(report.failed_tests)
-        return report.short(), failed, [why.get(name, "") for name in failed]
-
-    summaries = per_trial(session, INDEX_FILE, summary, _load, _dump, progress, cancelled)
+    summaries = per_trial(
+        session, INDEX_FILE, lambda trial: trial_summary(session, trial), _load, _dump, progress, cancelled
+    )
     return VerifierIndex([s[0] for s in summaries], [s[1] for s in summaries], [s[2] for s in summaries])
 
 
 Summary = tuple[str, list[str], list[str]]
 """One trial's short summary, failed tests, and their assertions."""
 _FIELDS = ("short", "failed", "assertions")
+
+
+def trial_summary(session, trial: int) -> Summary:
+    """One trial's verifier summary ("2/3 tests"), failed test names and the assertion of each."""
+    from ..verifier import parse_verifier  # imported in the background worker, off start-up
+
+    report = parse_verifier(session.verifier_output(trial))
+    why: dict[str, str] = {}
+    for failure in report.failures:
+        why.setdefault(failure.test, failure.assertion or "")
+    failed = list(report.failed_tests)
+    return report.short(), failed, [why.get(name, "") for name in failed]
 
 
 def _load(data: bytes, count: int) -> list[Summary] | None:

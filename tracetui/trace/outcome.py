@@ -1,11 +1,14 @@
-"""What a trial's `result` value says: a reward string, an exception class name, or nothing."""
+"""What a trial's `result` value says: a reward string, an exception class name, or nothing; and
+`running`, for a trial of a harbor job folder that has no result yet (no `result` value says that)."""
 
 from __future__ import annotations
 
 import math
 
-OUTCOMES = ("pass", "partial", "fail", "error", "unknown")
-PASS, PARTIAL, FAIL, ERROR, UNKNOWN = range(5)
+OUTCOMES = ("pass", "partial", "fail", "error", "unknown", "running")
+PASS, PARTIAL, FAIL, ERROR, UNKNOWN, RUNNING = range(6)
+NOT_GRADED = (UNKNOWN, RUNNING)
+"""Outcomes that are no grade: pass rates leave them out."""
 
 
 def outcome_of(result: str | None) -> tuple[int, float]:

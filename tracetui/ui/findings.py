@@ -147,6 +147,7 @@ class FindingsController:
         self.index = index
         self._has = np.array([bool(found) for found in index.findings], dtype=bool)
         self.hacked = hacked_trials(index)
+        self.screen.trial_list.remove_column(COLUMN)  # `listed` makes it again, on this index
         self.session.facets.add(index.facet())
         self.show_trial(self.screen.trial)
         total = sum(len(found) for found in index.findings)

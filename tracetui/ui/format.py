@@ -15,6 +15,7 @@ OUTCOME_BADGES = {
     "fail": ("✘", Style(color="red", bold=True)),
     "error": ("⚠", Style(color="magenta", bold=True)),
     "unknown": ("?", Style(dim=True)),
+    "running": ("▶", Style(color="cyan", bold=True)),
 }
 
 

@@ -30,7 +30,7 @@ from ...data.errors import SourceError
 from ...data.facets import FilterState
 from ...data.ordering import SORT_KEYS
 from ...data.search import SearchCancelled, SearchResult, search
-from ...data.session import Session
+from ...data.session import Applied, Session
 from ...data.verifier_index import VerifierIndex, build_verifier_index
 from ...render.block import Block
 from ...render.highlight import warm_up as warm_up_highlighting
@@ -46,6 +46,7 @@ from ..triage.external import EDITOR, PAGER, copy_text, open_external
 from ..triage.fetch import Fetched, FetchFailed, TrialFetch
 from ..triage.labels import RETRY_SECONDS, LabelBook
 from ..triage.lines import filters_text, header_versions, position_versions
+from ..triage.live import LiveJobs
 from ..triage.query import compile_query, parse_query
 from ..widgets.bars import InfoBar, PromptBar, PromptMode
 from ..widgets.columns import Column
@@ -138,6 +139,7 @@ class TriageScreen(Screen[None]):
         """What each prompt's answer does (the value filter's answer is the sidebar's)."""
         self.fetch = TrialFetch(self, session)
         self.findings = FindingsController(self)
+        self.live = LiveJobs(self)
 
     def compose(self) -> ComposeResult:
         yield InfoBar(id="header")
@@ -204,6 +206,7 @@ class TriageScreen(Screen[None]):
             self.status("; ".join(self.session.notes), hold=True)
         self.call_after_refresh(self._settle)
         self.set_interval(RETRY_SECONDS, self._retry_store)
+        self.live.start()
 
     def _settle(self) -> None:
         """After the first frame: keep the long-lived objects out of the garbage collector's scans
@@ -244,7 +247,16 @@ class TriageScreen(Screen[None]):
 
     @on(VerifiersIndexed)
     def _verifiers_indexed(self, event: VerifiersIndexed) -> None:
-        index = self.verifier_index = event.index
+        self.use_verifier_index(event.index)
+        self._show_facets()
+        self.apply_filters()
+        gc.freeze()
+        self.status_line.news("")
+        self.findings.start(event.index)
+
+    def use_verifier_index(self, index: VerifierIndex) -> None:
+        """The tests column and the failed-test facet from `index`."""
+        self.verifier_index = index
         self.session.facets.add(index.facet())
         show_task_health(self.session, self.trial_list, index)
         self.trial_list.set_column(
@@ -257,11 +269,6 @@ class TriageScreen(Screen[None]):
                 right=True,
             )
         )
-        self._show_facets()
-        self.apply_filters()
-        gc.freeze()
-        self.status_line.news("")
-        self.findings.start(index)
 
     # --- findings (see FindingsController) -----------------------------------------------------
     @on(FindingsProgress)
@@ -425,11 +432,36 @@ class TriageScreen(Screen[None]):
     def _display_trial(self, trial: int) -> None:
         history = self.session.history(trial)
         self.conversation.show(history.messages, history)
+        problem = self.session.problem(trial)
+        if problem is not None:  # a harbor trial that could not be read: which file, and why
+            line = sanitize(f"This trial could not be read: {problem}")
+            if not history.messages:
+                self.conversation.set_blocks([Block(line, style="warning")])
+            self.status(line)
         info = self.session.info(trial)
         self.verifier.show(self.session.verifier_output(trial), info.outcome, info.result)
         self.findings.show_trial(trial)
         self._highlight_matches()
         self._status_position()
+
+    def refresh_after_change(self, applied: Applied) -> None:
+        """Trials changed or joined (a harbor job runs on): the facets and the list again, the cursor on
+        the same trial, and the open trial's panes brought up to date in place when it changed."""
+        self._show_facets()
+        current = self.trial
+        self.apply_filters(keep=current)
+        if current is not None and current == self.trial and current in applied.changed:
+            history = self.session.history(current)
+            if self._subagent is None:
+                self.conversation.grow(history.messages, history)
+            info = self.session.info(current)
+            text = self.session.verifier_output(current)
+            if (text, info.outcome, info.result) != (self.verifier.text, self.verifier.outcome, self.verifier.result):
+                self.verifier.show(text, info.outcome, info.result)
+            self.findings.show_trial(current)
+            if self.find_pattern is not None:
+                self.conversation.find(self.find_pattern)
+            self._status_position()
 
     def show_main_conversation(self) -> None:
         """The trial's main history in the conversation pane (`u` then starts again from the first

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...data.facets import FilterState
 from ...data.session import Session
-from ...data.trials import PASS, UNKNOWN
+from ...data.trials import NOT_GRADED, PASS, RUNNING
 from ..format import human_size, result_text
 from ..widgets.bars import Part
 from ..widgets.conversation import ConversationView
@@ -37,11 +37,14 @@ def header_versions(
     findings are in) adds the pass rate without reward hacks beside it. Label and note changes held in
     memory (`unsaved`) lead every version, however narrow, until the disk takes them."""
     outcome = session.trials.outcome[order]
-    rated = np.count_nonzero(outcome != UNKNOWN)
+    rated = np.count_nonzero(~np.isin(outcome, NOT_GRADED))
     passed = np.count_nonzero(outcome == PASS)
     rate: Part = (f"{100 * passed / rated:.1f}%" if rated else "—", "bold green")
     hacked_passes = hacked[order] & (outcome == PASS) if hacked is not None else None
     long, mid, short = hack_free_parts(int(passed), int(rated), hacked_passes)
+    running = int(np.count_nonzero(outcome == RUNNING))
+    live: list[Part] = [(f"  ·  {running:,} running", "bold cyan")] if running else []
+    short_live: list[Part] = [(f" · {running:,} running", "bold cyan")] if running else []
     names = [
         (ds.source.display or ds.label) + (f"@{ds.source.revision[:8]}" if ds.source.revision else "")
         for ds in session.datasets
@@ -57,14 +60,18 @@ def header_versions(
     counts = f"{len(order):,}/{len(session):,}"
     rows = f"  ·  {session.num_rows:,} rows"
     versions: list[list[Part]] = [
-        [("tracetui ", "bold"), sources, f"  ·  {counts} trials{rows}  ·  pass ", rate, *long, *tail],
-        [("tracetui ", "bold"), sources, f"  ·  {counts} trials{rows}  ·  pass ", rate, *mid, *tail],
-        [sources, f"  ·  {counts} trials  ·  pass ", rate, *mid, *tail],
-        [sources, f" · {counts} · pass ", rate, *short, *short_tail],
-        *([[short_sources, f" · {counts} · pass ", rate, *short, *short_tail]] if short_sources != sources else []),
-        [f"{counts} trials · pass ", rate, *short, *short_tail],
-        [f"{counts} · pass ", rate, *short, *short_tail],
-        *([[f"{counts} · pass ", rate, *short_tail]] if short and filters else []),  # the filters come first
+        [("tracetui ", "bold"), sources, f"  ·  {counts} trials{rows}  ·  pass ", rate, *long, *live, *tail],
+        [("tracetui ", "bold"), sources, f"  ·  {counts} trials{rows}  ·  pass ", rate, *mid, *live, *tail],
+        [sources, f"  ·  {counts} trials  ·  pass ", rate, *mid, *live, *tail],
+        [sources, f" · {counts} · pass ", rate, *short, *short_live, *short_tail],
+        *(
+            [[short_sources, f" · {counts} · pass ", rate, *short, *short_live, *short_tail]]
+            if short_sources != sources
+            else []
+        ),
+        [f"{counts} trials · pass ", rate, *short, *short_live, *short_tail],
+        [f"{counts} · pass ", rate, *short, *short_live, *short_tail],
+        *([[f"{counts} · pass ", rate, *short_live, *short_tail]] if short and filters else []),  # the filters first
     ]
     if not unsaved:
         return versions

@@ -52,6 +52,20 @@ class ConversationView(BlockView):
         self._restart_building()
         self.post_message(self.Moved())
 
+    def grow(self, messages: tuple[Message, ...], history: TrialHistory) -> None:
+        """The same conversation again, as it has grown (a trial still running): rebuilt with the
+        folds, the current message and the scroll position kept."""
+        top, current = self.scroll_offset.y, self.current
+        self.history, self.messages = history, messages
+        self._generation += 1
+        self._spans_of = []
+        self.set_blocks([], keep_scroll=True)
+        self._build_through(lines=top + 3 * max(self.scrollable_content_region.height, 24))
+        self.current = min(current, max(0, len(messages) - 1))
+        self.scroll_to(y=top, animate=False, immediate=True)
+        self._continue(self._generation)
+        self.post_message(self.Moved())
+
     def _restart_building(self) -> None:
         self._generation += 1
         self._spans_of = []

@@ -1,0 +1,84 @@
+"""Harbor job folders as a source: `tracetui jobs/`, a job folder or a trial folder, read while harbor
+writes them, before anything is exported.
+
+The strategy, in the calls the source machinery makes: `jobs_source(path)` recognises the layout (None:
+not a job layout), `expand(source)` gives one source per job folder (every job is a value of the dataset
+facet), `open_job(source)` reads it into a Storage (`storage.JobStorage`) whose rows are the ones harbor's
+exporter would write. `follow` tells what changed in the folders while the app runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from .files import Unreadable, read_json
+from .layout import JOB, LOOKED_FOR, ROOT, TRIAL, jobs_of, kind, trial_entries
+from .results import job_results
+from .storage import JobSource, JobStorage
+from .summaries import summaries
+
+__all__ = ["LOOKED_FOR", "JobSource", "JobStorage", "expand", "is_jobs_path", "jobs_source", "open_job"]
+
+Progress = Callable[[float, str], None]
+
+
+def is_jobs_path(path: Path) -> bool:
+    """Whether `path` is a jobs root, a job folder or a trial folder (by layout: a few stats)."""
+    return kind(path) is not None
+
+
+def jobs_source(path: Path) -> JobSource | None:
+    """The source for a folder laid out as harbor lays out jobs, else None."""
+    found = kind(path)
+    if found is None:
+        return None
+    path = path.resolve()
+    return JobSource(str(path), None, (), "jobs", root=str(path), trial=path.name if found == TRIAL else None)
+
+
+def expand(source: JobSource) -> list[JobSource]:
+    """One source per job folder of `source` (a jobs root has several; a trial's is its job's)."""
+    path = Path(source.root)
+    found = kind(path)
+    if found == ROOT:
+        shown = source.display.rstrip("/") or source.root
+        return [
+            replace(source, dataset_id=str(job), display=f"{shown}/{job.name}", trial=None)
+            for job in jobs_of(path, ROOT)
+        ]
+    if found == TRIAL:
+        return [replace(source, dataset_id=str(path.parent), trial=path.name)]
+    if found == JOB:
+        return [replace(source, dataset_id=str(path), trial=None)]
+    return [source]  # the layout changed since it was recognised: read what is there
+
+
+def job_state(job: Path) -> tuple[dict[str, str], bool]:
+    """What the job's result.json says: each listed trial's result, and whether the job is done."""
+    try:
+        data = read_json(job / "result.json", "result.json")
+    except Unreadable:
+        return {}, False
+    if not isinstance(data, dict):
+        return {}, False
+    return job_results(data), data.get("finished_at") is not None
+
+
+def trial_names(source: JobSource) -> list[str]:
+    if source.trial is not None:
+        return [source.trial]
+    return [entry.name for entry in trial_entries(Path(source.dataset_id))]
+
+
+def open_job(source: JobSource, progress: Progress | None = None) -> JobStorage:
+    """The job folder as a Storage: each trial's summary read back from the cache when its files have
+    not changed, else read (with progress)."""
+    job = Path(source.dataset_id)
+    results, finished = job_state(job)
+    names = trial_names(source)
+    found = summaries(job, names, finished, progress)
+    storage = JobStorage(source, [found[name] for name in names], results, finished)
+    storage.forget_old_indexes()
+    return storage

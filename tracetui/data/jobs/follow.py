@@ -1,0 +1,164 @@
+"""Following harbor job folders while the app runs: which trials changed, read off the UI thread, and
+applied to the session in one step (`Session.apply`) that keeps every trial's id.
+
+Polling, not inotify: job folders often sit on network filesystems (NFS, Lustre, sshfs) whose writes
+from other hosts inotify never sees, and a run of thousands of trials would need tens of thousands of
+watches. Polling stays cheap because only running trials change: each poll stats the files of the
+trials that are running (or could not be read), lists each job folder (new trials) and stats each job's
+result.json; every `SWEEP` seconds it also stats the result.json of the finished trials (a regrade
+rewrites it). A file harbor is halfway through writing reads as invalid: that trial keeps its last good
+reading and is read again at the next poll.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+
+from ...trace.outcome import ERROR, RUNNING
+from ..dataset import Storage
+from ..session import Applied, Session
+from . import job_state, trial_names
+from .files import Stamp, stamp
+from .storage import JobStorage
+from .trial import TrialSummary, TrialText, summarize
+
+POLL = 1.0
+"""Seconds between polls: a change shows within about this, plus the time to read it."""
+SWEEP = 10.0
+"""Seconds between looks at the finished trials."""
+
+
+@dataclass(slots=True)
+class JobChange:
+    """New readings of one job folder's trials (by folder name) and of its result.json."""
+
+    summaries: dict[str, TrialSummary] = field(default_factory=dict)
+    texts: dict[str, TrialText] = field(default_factory=dict)
+    results: dict[str, str] = field(default_factory=dict)
+    finished: bool = False
+
+
+@dataclass(slots=True)
+class Changes:
+    """What a poll found, by the session's dataset index."""
+
+    jobs: dict[int, JobChange]
+
+    def apply(self, session: Session) -> Applied:
+        """Into the session (on the thread that reads it; see `Session.apply`)."""
+        updates: dict[int, Callable[[Storage], list[int]]] = {
+            index: partial(_apply_job, change=change) for index, change in self.jobs.items()
+        }
+        return session.apply(updates)
+
+
+def _apply_job(storage: Storage, change: JobChange) -> list[int]:
+    assert isinstance(storage, JobStorage)
+    return storage.apply(change.summaries, change.texts, change.results, change.finished)
+
+
+class Follower:
+    """Polls the job folders of a session: `poll()` (off the UI thread) returns what changed, or None."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._job_stamps: dict[int, Stamp] = {}
+        self._read: dict[tuple[int, str], tuple[Stamp, TrialSummary, TrialText]] = {}
+        """Trials read but not applied yet (the session was busy): not read again while unchanged."""
+        self._swept = time.monotonic()
+        self._listings: dict[int, Stamp] = {}
+        self._names: dict[int, list[str]] = {}
+
+    @property
+    def jobs(self) -> list[tuple[int, JobStorage]]:
+        return [(i, ds) for i, ds in enumerate(self.session.datasets) if isinstance(ds, JobStorage)]
+
+    def poll(self) -> Changes | None:
+        sweep = time.monotonic() - self._swept >= SWEEP
+        if sweep:
+            self._swept = time.monotonic()
+        found: dict[int, JobChange] = {}
+        for index, storage in self.jobs:
+            change = self._poll_job(index, storage, sweep)
+            if change is not None:
+                found[index] = change
+        return Changes(found) if found else None
+
+    def _poll_job(self, index: int, storage: JobStorage, sweep: bool) -> JobChange | None:
+        job = storage.job
+        result_stamp = _file_stamp(job / "result.json")
+        results, finished = storage.results, storage.job_finished
+        if result_stamp != self._job_stamps.get(index, result_stamp):
+            results, finished = job_state(job)
+        self._job_stamps[index] = result_stamp
+        change = JobChange(results=results, finished=finished)
+        known = {s.name: s for s in storage.entries}
+        for name in self._candidates(index, storage, known, finished != storage.job_finished, sweep):
+            summary = known.get(name)
+            now = stamp(job / name)
+            if summary is not None and now == summary.stamp and finished == summary.job_finished:
+                self._read.pop((index, name), None)
+                continue
+            if summary is None and not now and not finished:
+                continue  # a folder harbor has just made: a trial once it has a file
+            reading = self._read.get((index, name))
+            stable = reading is not None and reading[0] == now
+            if reading is None or not stable:
+                reading = (now, *summarize(job / name, finished))
+                self._read[(index, name)] = reading
+            fresh = reading[1]
+            if fresh.outcome == ERROR and (summary is None or summary.outcome != ERROR) and not stable:
+                continue  # perhaps a file halfway written: taken if it reads the same at the next poll
+            change.summaries[name] = fresh
+            change.texts[name] = reading[2]
+        if not change.summaries and (results, finished) == (storage.results, storage.job_finished):
+            return None
+        return change
+
+    def _candidates(
+        self, index: int, storage: JobStorage, known: dict[str, TrialSummary], job_done: bool, sweep: bool
+    ) -> list[str]:
+        """The trials worth a full look: new ones (the job folder is listed again only when its mtime
+        says an entry came or went), running or unreadable ones, all when the job just ended, and on a
+        sweep the finished ones whose result.json changed."""
+        job = storage.job
+        listing = _file_stamp(job)
+        if listing != self._listings.get(index):
+            self._listings[index] = listing
+            self._names[index] = trial_names(storage.job_source)
+        names = self._names.get(index, [])
+        if job_done:
+            return names
+        out = [name for name in names if name not in known]
+        out += [s.name for s in storage.entries if s.outcome in (RUNNING, ERROR)]
+        if sweep:
+            base = os.fspath(job)
+            out += [
+                s.name
+                for s in storage.entries
+                if s.outcome not in (RUNNING, ERROR) and _file_stamp(f"{base}/{s.name}/result.json") != _result_stamp(s)
+            ]
+        return list(dict.fromkeys(out))
+
+    def applied(self, changes: Changes) -> None:
+        """The session took `changes`: their readings are the session's now."""
+        for index, change in changes.jobs.items():
+            for name in change.summaries:
+                self._read.pop((index, name), None)
+
+
+def _file_stamp(path: Path | str) -> Stamp:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return []
+    return [[os.path.basename(path), info.st_size, info.st_mtime_ns]]
+
+
+def _result_stamp(summary: TrialSummary) -> Stamp:
+    return [entry for entry in summary.stamp if entry[0] == "result.json"]

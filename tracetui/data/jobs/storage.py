@@ -1,0 +1,331 @@
+"""A harbor job folder as a Storage: its trials' summaries give the rows (one per episode, then one per
+sub-agent conversation, as harbor's exporter writes them) and their metadata; the text is read from the
+trial's files when a trial is opened, searched or exported. So the session, histories, search, stats,
+the verifier and findings indexes and export work on a job folder as on its exported dataset.
+
+Rows are laid out trial by trial, in the order the trials were first seen: a trial's position never
+changes, which keeps its identity while the job runs (`apply`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import math
+import shutil
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from ...trace.outcome import ERROR
+from ..dataset import Piece, Storage
+from ..sources import ResolvedSource
+from ..trials import LABEL_COLUMNS, Trials
+from ..usage import FIELDS, StepMetrics
+from .rows import TrialRows, exported_rows
+from .summaries import job_folder
+from .trial import TrialSummary, TrialText, summarize
+
+TEXTS = 16
+"""Trials whose text is kept read (the session keeps as many rebuilt histories)."""
+RETRIES = 3
+"""Reads of a trial that was fine and now is not (harbor rewriting a file): then the last good reading."""
+
+
+@dataclass(frozen=True, slots=True)
+class JobSource(ResolvedSource):
+    """A harbor job folder (`dataset_id`, absolute), as given on the command line."""
+
+    root: str = ""
+    """The folder the user gave (a jobs root, this job, or one of its trials): where new jobs appear."""
+    trial: str | None = None
+    """Only this trial of the job (the user gave a trial folder)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """The rows of the trials, as one immutable value (readers take it once per call)."""
+
+    first_row: np.ndarray  # int64, per trial position + 1: its rows are first_row[p]:first_row[p+1]
+    trial_of: np.ndarray  # int64 per row: the trial position
+    local: np.ndarray  # int64 per row: the row within the trial (episodes, then sub-agents)
+
+
+class JobStorage(Storage):
+    local = True
+
+    def __init__(
+        self, source: JobSource, summaries: list[TrialSummary], job_results: dict[str, str], job_finished: bool
+    ) -> None:
+        self.source = source
+        self.job = Path(source.dataset_id)
+        self.folder = job_folder(self.job)
+        self.files: list[str] = []
+        self.entries = list(summaries)
+        self.results = job_results
+        self.job_finished = job_finished
+        self._texts: OrderedDict[str, TrialText] = OrderedDict()
+        self._lock = threading.Lock()
+        self._relayout()
+
+    @property
+    def job_source(self) -> JobSource:
+        assert isinstance(self.source, JobSource)
+        return self.source
+
+    # --- layout ------------------------------------------------------------------------------------
+    def _relayout(self) -> None:
+        mains = np.array([len(s.rows) for s in self.entries], dtype=np.int64)
+        counts = mains + np.array([len(s.subs) for s in self.entries], dtype=np.int64)
+        first_row = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        trial_of = np.repeat(np.arange(len(self.entries), dtype=np.int64), counts)
+        local = np.arange(len(trial_of), dtype=np.int64) - first_row[trial_of]
+        episode = np.where(local < mains[trial_of], local, 0).astype(np.int32)
+        messages = np.fromiter(
+            itertools.chain.from_iterable(itertools.chain(s.rows, (n for _, n in s.subs)) for s in self.entries),
+            dtype=np.int32,
+            count=len(trial_of),
+        )
+        self.meta = pa.table({"episode_num": pa.array(episode), "n_messages": pa.array(messages)})
+        self.num_rows = len(trial_of)
+        self._layout = _Layout(first_row, trial_of, local)
+        self.__dict__.pop("message_counts", None)  # the cached property reads the new meta
+
+    @property
+    def index_folder(self) -> Path:
+        """Indexes of this reading of the job (verifier, findings): a folder per content, since the
+        trials change while the job runs."""
+        identity = [(s.name, s.stamp) for s in self.entries], sorted(self.results.items())
+        key = hashlib.sha256(repr(identity).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        folder = self.folder / f"index-{key}"
+        with contextlib.suppress(OSError):  # a cache that cannot be written: the indexes are not kept
+            folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
+    def forget_old_indexes(self) -> None:
+        """Best effort: the indexes of earlier readings of the job go (each is a few files)."""
+        keep = self.index_folder.name
+        for old in self.folder.glob("index-*"):
+            if old.name != keep:
+                shutil.rmtree(old, ignore_errors=True)
+
+    # --- trials ------------------------------------------------------------------------------------
+    def result_of(self, summary: TrialSummary) -> str | None:
+        """The exporter's `result`: the job's result.json first, then the trial's own."""
+        if not summary.finished:
+            return None
+        return self.results.get(str(summary.labels.get("trial_name")), summary.result)
+
+    def group(self) -> Trials:
+        """The trials, one per trial folder, in position order."""
+        values: dict[str, list[str | None]] = {c: [] for c in LABEL_COLUMNS}
+        for s in self.entries:
+            for column in LABEL_COLUMNS:
+                if column == "result":
+                    values[column].append(self.result_of(s))
+                elif column == "trace_source":
+                    values[column].append("main" if s.rows else (s.subs[0][0] if s.subs else None))
+                else:
+                    values[column].append(s.labels.get(column))
+        labels: dict[str, list[str | None]] = {}
+        codes: dict[str, np.ndarray] = {}
+        for column, column_values in values.items():
+            known: dict[str, int] = {}
+            codes[column] = np.array(
+                [-1 if v is None else known.setdefault(v, len(known)) for v in column_values], dtype=np.int32
+            )
+            labels[column] = list(known)
+        sources = labels["trace_source"]
+        for s in self.entries:
+            for source, _ in s.subs:
+                if source not in sources:
+                    sources.append(source)
+        first = self._layout.first_row
+        main_counts = np.array([len(s.rows) for s in self.entries], dtype=np.int64)
+        sub_counts = np.array([len(s.subs) for s in self.entries], dtype=np.int64)
+        starts = first[:-1]
+        main_rows = np.concatenate([np.arange(a, a + n) for a, n in zip(starts, main_counts)] or [np.zeros(0)])
+        sub_rows = np.concatenate(
+            [np.arange(a + m, a + m + n) for a, m, n in zip(starts, main_counts, sub_counts)] or [np.zeros(0)]
+        )
+        return Trials(
+            dataset=np.zeros(len(self.entries), dtype=np.int16),
+            labels=labels,
+            codes=codes,
+            outcome=np.array([s.outcome for s in self.entries], dtype=np.int8),
+            reward=np.zeros(0),
+            episodes=main_counts.astype(np.int32),
+            messages=np.array([s.messages for s in self.entries], dtype=np.int32),
+            size=np.array([s.size for s in self.entries], dtype=np.int64),
+            restarts=np.array([s.restarts for s in self.entries], dtype=np.int16),
+            date=[str(s.labels.get("date") or "") for s in self.entries],
+            main_offsets=np.concatenate([[0], np.cumsum(main_counts)]).astype(np.int64),
+            main_rows=main_rows.astype(np.int64),
+            main_episodes=np.concatenate([np.arange(n) for n in main_counts] or [np.zeros(0)]).astype(np.int32),
+            sub_offsets=np.concatenate([[0], np.cumsum(sub_counts)]).astype(np.int64),
+            sub_rows=sub_rows.astype(np.int64),
+            sub_sources=np.array([sources.index(source) for s in self.entries for source, _ in s.subs], dtype=np.int32),
+        )
+
+    def usage(self) -> dict[str, np.ndarray]:
+        return {f: np.array([s.usage.get(f, math.nan) for s in self.entries], dtype=np.float64) for f in FIELDS}
+
+    def problems(self) -> list[str | None]:
+        return [s.problem for s in self.entries]
+
+    def trial_folder(self, position: int) -> Path:
+        return self.job / self.entries[position].name
+
+    def episode_metrics(self, position: int) -> list[StepMetrics | None]:
+        return self.text(position).episode_metrics()
+
+    # --- text --------------------------------------------------------------------------------------
+    def text(self, position: int) -> TrialText:
+        """The trial's text: read from its files (kept for the last few trials), the last good reading
+        while harbor rewrites a file."""
+        summary = self.entries[position]
+        with self._lock:
+            kept = self._texts.get(summary.name)
+            if kept is not None:
+                self._texts.move_to_end(summary.name)
+                return kept
+        folder = self.job / summary.name
+        for attempt in range(RETRIES):
+            fresh, text = summarize(folder, self.job_finished)
+            if fresh.outcome != ERROR or summary.outcome == ERROR:
+                self.keep(summary.name, text)
+                break
+            time.sleep(0.05 * (attempt + 1))  # harbor is rewriting a file: not kept, read again next time
+        return text
+
+    def keep(self, name: str, text: TrialText) -> None:
+        with self._lock:
+            self._texts[name] = text
+            self._texts.move_to_end(name)
+            while len(self._texts) > TEXTS:
+                self._texts.popitem(last=False)
+
+    def _rows_of(self, row: int) -> tuple[int, TrialRows, int]:
+        layout = self._layout
+        position = int(layout.trial_of[row])
+        return position, TrialRows(self.text(position)), int(layout.local[row])
+
+    def messages(self, row: int, start: int = 0, stop: int | None = None) -> list[tuple[str, str]]:
+        """(role, content) of messages [start, stop) of a row, as many as its metadata says it has."""
+        position, rows, local = self._rows_of(row)
+        count = self.message_count(row)
+        summary = self.entries[position]
+        stop = count if stop is None else min(stop, count)
+        if local >= len(summary.rows):  # a sub-agent row: the text may have fewer after a rewrite
+            local = len(rows.main) + (local - len(summary.rows))
+        if local >= rows.count:
+            return []
+        return rows.messages(local, start, stop)
+
+    def verifier_output(self, row: int) -> str | None:
+        return self.text(int(self._layout.trial_of[row])).verifier
+
+    def pieces(self) -> int:
+        return len(self.entries)
+
+    def scan(self, conversations: bool, verifier: bool, cancelled: Callable[[], bool] | None = None) -> Iterator[Piece]:
+        """Trial by trial, each row holding only the messages it adds to its trial's history (`fresh`):
+        the nested-prefix repeats are never built."""
+        from ..history import rebuild_history
+
+        layout = self._layout
+        for position, summary in enumerate(self.entries):
+            if cancelled is not None and cancelled():
+                raise InterruptedError("cancelled")
+            start, stop = int(layout.first_row[position]), int(layout.first_row[position + 1])
+            if stop == start:
+                continue
+            text = self.text(position)
+            per_row: list[list[tuple[str, str]]] = [[] for _ in range(stop - start)]
+            if conversations:
+                rows = TrialRows(text)
+                episodes = min(len(summary.rows), len(rows.main))
+                history = rebuild_history(rows, list(range(episodes)), list(range(episodes)), [])
+                for message in history.messages:
+                    per_row[message.episode].append((message.role, message.content))
+                for j, (_, messages, _) in enumerate(text.subagents[: len(summary.subs)]):
+                    per_row[len(summary.rows) + j] = list(messages)
+            yield Piece(
+                start,
+                _conversation_array(per_row) if conversations else None,
+                pa.array([text.verifier] + [None] * (stop - start - 1), pa.string()) if verifier else None,
+                fresh=True,
+            )
+
+    # --- export ------------------------------------------------------------------------------------
+    makes_rows = True
+
+    def exported_count(self, position: int) -> int:
+        summary = self.entries[position]
+        return len(summary.rows) + len(summary.subs) if summary.finished else 0
+
+    def exported_rows(self, position: int) -> list[dict]:
+        """The rows harbor's exporter writes for the trial at `position` (none for a trial it would not
+        export: running, or with no result it can read)."""
+        summary = self.entries[position]
+        if not summary.finished:
+            return []
+        labels = summary.labels
+        name, task = str(labels["trial_name"]), str(labels["task"])
+        return exported_rows(self.text(position), labels, self.result_of(summary), name, task)
+
+    # --- following the job -------------------------------------------------------------------------
+    def apply(
+        self, summaries: dict[str, TrialSummary], texts: dict[str, TrialText], results: dict[str, str], finished: bool
+    ) -> list[int]:
+        """Take new readings of some trials (by folder name; unknown names are new trials, added at the
+        end) and of the job's result.json; returns the positions whose trials changed."""
+        positions = {s.name: p for p, s in enumerate(self.entries)}
+        changed = []
+        for name, summary in summaries.items():
+            if name in positions:
+                self.entries[positions[name]] = summary
+                changed.append(positions[name])
+            else:
+                changed.append(len(self.entries))
+                self.entries.append(summary)
+            with self._lock:
+                self._texts.pop(name, None)
+            if name in texts:
+                self.keep(name, texts[name])
+        if results != self.results or finished != self.job_finished:
+            names = {
+                p
+                for p, s in enumerate(self.entries)
+                if self.results.get(str(s.labels.get("trial_name"))) != results.get(str(s.labels.get("trial_name")))
+            }
+            changed += sorted(names - set(changed))
+            self.results, self.job_finished = results, finished
+        self._relayout()
+        return sorted(set(changed))
+
+    def recipe(self) -> tuple[Callable[..., Storage], tuple[Any, ...]]:
+        return _restore, (self.source, [s.to_json() for s in self.entries], self.results, self.job_finished)
+
+
+def _restore(source: JobSource, entries: list[dict], results: dict[str, str], finished: bool) -> JobStorage:
+    """A JobStorage as another process had it (the findings workers reopen the session)."""
+    return JobStorage(source, [TrialSummary.from_json(e) for e in entries], results, finished)
+
+
+def _conversation_array(per_row: list[list[tuple[str, str]]]) -> pa.Array:
+    from ..convert import CONVERSATION_TYPE, MESSAGE_TYPE
+
+    offsets = np.concatenate([[0], np.cumsum([len(r) for r in per_row])]).astype(np.int32)
+    roles = pa.array([role for r in per_row for role, _ in r], pa.string())
+    contents = pa.array([content for r in per_row for _, content in r], pa.string())
+    values = pa.StructArray.from_arrays([roles, contents], fields=list(MESSAGE_TYPE))
+    return pa.ListArray.from_arrays(pa.array(offsets), values, type=CONVERSATION_TYPE)
