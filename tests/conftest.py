@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import pyarrow as pa
@@ -25,6 +26,17 @@ def isolated_dirs(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     return base
+
+
+@pytest.fixture(autouse=True)
+def notices_logger():
+    """A command run in the test's process sets up the `tracetui` logger for a terminal (its own
+    handler, no propagation): put it back, so later tests' `caplog` sees the notices again."""
+    logger = logging.getLogger("tracetui")
+    handlers, propagate, level = list(logger.handlers), logger.propagate, logger.level
+    yield
+    logger.handlers[:] = handlers
+    logger.propagate, logger.level = propagate, level
 
 
 @pytest.fixture

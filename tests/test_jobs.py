@@ -17,7 +17,8 @@ from tracetui.data.facets import FilterState
 from tracetui.data.findings_index import build_findings_index
 from tracetui.data.jobs import expand, is_jobs_path, jobs_source, open_job
 from tracetui.data.jobs.layout import JOB, ROOT, TRIAL, kind
-from tracetui.data.sources import SourceSpec, resolve
+from tracetui.data.source_kinds import resolve
+from tracetui.data.sources import SourceSpec
 from tracetui.data.verifier_index import build_verifier_index
 
 from .conftest import write_parquet
@@ -423,7 +424,8 @@ def test_web_serves_job_folders_mixed_with_a_dataset():
 
     from .web_helpers import served
 
-    with served(str(JOBS), str(EXPORT)) as server, urllib.request.urlopen(server.url, timeout=30) as page:
+    with served(str(JOBS), str(EXPORT)) as server:
+        page = urllib.request.urlopen(f"{server.url}/?token={server.token}", timeout=30)
         assert page.status == 200 and "tracetui" in page.read().decode()
 
 

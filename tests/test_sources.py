@@ -220,19 +220,20 @@ def test_unreachable_hub_falls_back_to_the_cache(tmp_path):
 
 
 def test_a_folder_that_holds_no_dataset_says_what_was_looked_for(tmp_path):
-    """A harbor jobs root is JSON files in no dataset layout: the split resolver's own message used to
-    break on it (`TypeError: sequence item 0: expected str instance, NamedSplit found`)."""
-    trial = tmp_path / "jobs" / "job-1" / "hello-world__aB3"
-    (trial / "verifier").mkdir(parents=True)
-    (trial / "verifier" / "test-stdout.txt").write_text("1 passed")
-    (trial / "result.json").write_text("{}")
-    (trial.parent / "config.json").write_text("{}")
+    """A folder in no dataset layout and no harbor job layout: one line naming every layout looked for
+    (the split resolver's own message used to break on such folders: `TypeError: sequence item 0:
+    expected str instance, NamedSplit found`)."""
+    folder = tmp_path / "notes"
+    (folder / "misc").mkdir(parents=True)
+    (folder / "misc" / "readme.md").write_text("nothing to read")
+    (folder / "todo.txt").write_text("nothing either")
     done = subprocess.run(
-        [sys.executable, "-m", "tracetui", "stats", str(tmp_path / "jobs")], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "tracetui", "stats", str(folder)], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
-    assert done.stderr.startswith(f"tracetui: {tmp_path / 'jobs'}: no dataset found (looked for ")
+    assert done.stderr.startswith(f"tracetui: {folder}: no dataset found (looked for ")
     assert "save_to_disk" in done.stderr and "data/train-*.parquet" in done.stderr
+    assert "harbor job folders" in done.stderr
 
 
 def test_split_names_of_any_kind_reach_the_message(tmp_path):
