@@ -30,13 +30,15 @@ def isolated_dirs(tmp_path_factory, monkeypatch):
 
 @pytest.fixture(autouse=True)
 def notices_logger():
-    """A command run in the test's process sets up the `tracetui` logger for a terminal (its own
-    handler, no propagation): put it back, so later tests' `caplog` sees the notices again."""
+    """A command run in a test's process sets up the `tracetui` logger for a terminal (its own handler,
+    no propagation), for good: every test starts from the logger as a fresh process has it (no
+    handler, propagating), so `caplog` sees the notices."""
     logger = logging.getLogger("tracetui")
-    handlers, propagate, level = list(logger.handlers), logger.propagate, logger.level
+    logger.handlers.clear()
+    logger.propagate = True
     yield
-    logger.handlers[:] = handlers
-    logger.propagate, logger.level = propagate, level
+    logger.handlers.clear()
+    logger.propagate = True
 
 
 @pytest.fixture

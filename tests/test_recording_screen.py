@@ -20,7 +20,7 @@ from .ui_helpers import make_app, text_of, visible_lines, wait_loaded
 
 async def opened(app, pilot) -> RecordingScreen:
     """The recording screen once its file is read and the first screen shown."""
-    for _ in range(300):
+    for _ in range(1500):  # up to ~30 s: a loaded machine starts the worker late
         screen = app.screen
         if isinstance(screen, RecordingScreen) and (
             screen.problem or (screen.cast and screen.view.virtual_size.height)
@@ -33,7 +33,7 @@ async def opened(app, pilot) -> RecordingScreen:
 
 async def settled(pilot, screen: RecordingScreen, text: str) -> list[str]:
     """The lines shown once `text` is among them (the worker posts the screen a moment after a seek)."""
-    for _ in range(200):
+    for _ in range(1000):  # up to ~20 s on a loaded machine
         lines = visible_lines(screen.view)
         if any(text in line for line in lines):
             return lines

@@ -4,6 +4,7 @@ stopped by cancellation; the same findings as in one process; the caller does it
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.spawn
 import os
 import sys
 
