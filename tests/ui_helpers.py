@@ -48,3 +48,17 @@ def text_of(widget) -> str:
 def visible_lines(view) -> list[str]:
     """The text of the lines a Line-API widget currently shows."""
     return [view.render_line(y).text for y in range(view.scrollable_content_region.height)]
+
+
+async def burst(pilot, *keys: str) -> None:
+    """Send `keys` as one burst, the way a fast typist or a paste of keys arrives: all queued before
+    the app handles the first (Pilot's `press` waits for the app between keys), then wait for them."""
+    from textual import events
+
+    app = pilot.app
+    for key in keys:
+        event = events.Key(key, key if len(key) == 1 else None)
+        event.set_sender(app)
+        app._driver.send_message(event)
+    for _ in range(10):
+        await pilot.pause(0.02)

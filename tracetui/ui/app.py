@@ -13,7 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App
 from textual.message import Message
 from textual.worker import Worker, WorkerState, get_current_worker
@@ -25,6 +25,7 @@ from ..data.sources import ResolvedSource
 from .background import Left, detached
 from .commands import ScreenCommands
 from .format import human_size
+from .key_order import KeyDone, KeyOrder
 from .screens.loading import LoadingScreen
 from .screens.triage import TriageScreen
 from .user_keymap import apply_user_keymap
@@ -100,6 +101,16 @@ class TraceApp(App):
         """Why the session could not open; the command line prints it after the terminal is restored."""
         self.user_keymap: dict[str, str] = {}
         """The config file's `[keymap]`: binding id → keys (the help screen and palette show them)."""
+        self.keys = KeyOrder(self, super().on_event)
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys go through `KeyOrder`: in order, each once the one before has done all it does."""
+        if not await self.keys.take(event):
+            await super().on_event(event)
+
+    @on(KeyDone)
+    def _key_done(self, marker: KeyDone) -> None:
+        self.keys.done(marker)
 
     def on_mount(self) -> None:
         self.user_keymap = apply_user_keymap(self)

@@ -77,8 +77,9 @@ class FindingsHost(Protocol):
 
     session: Session
     state: FilterState
-    trial: int | None
 
+    @property
+    def trial(self) -> int | None: ...
     @property
     def trial_list(self) -> TrialList: ...
     @property
@@ -90,7 +91,6 @@ class FindingsHost(Protocol):
     @property
     def status_line(self) -> StatusLine: ...
     def status(self, message: str, hold: bool = False, background: bool = False) -> None: ...
-    def show_trial(self, trial: int | None) -> None: ...
     def show_main_conversation(self) -> None: ...
     def post_message(self, message: Message) -> bool: ...
     def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Worker[Any]: ...
@@ -250,8 +250,7 @@ class FindingsController:
         for step in range(1, len(order) + 1):
             position = (start + step) % len(order)
             if self._has[order[position]]:
-                trial_list.move_to(position)
-                screen.show_trial(trial_list.current_trial)
+                trial_list.move_to(position)  # the screen shows the trial the cursor is on
                 self.reveal(0, " (from the top of the list)" if position <= start else "")
                 return
         screen.status("No findings in the listed trials.")

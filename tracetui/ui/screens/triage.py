@@ -46,7 +46,6 @@ from ..triage.query import compile_query, parse_query
 from ..widgets.bars import InfoBar, PromptBar, PromptMode
 from ..widgets.columns import Column
 from ..widgets.conversation import ConversationView
-from ..widgets.cursor_list import CursorList
 from ..widgets.download_bar import DownloadBar
 from ..widgets.facet_list import FacetList
 from ..widgets.findings_panel import FindingsPanel
@@ -109,7 +108,8 @@ class TriageScreen(Screen[None]):
         self.set_reactive(TriageScreen.state, state or FilterState())
         self.sort_key = "task"
         self.sort_reverse = False
-        self.trial: int | None = None
+        self._shown: int | None = None
+        """The trial the panes show (or are reading from the hub): the list's cursor's, once shown."""
         self._start_trial = trial
         self._subagent: int | None = None
         """The sub-agent conversation shown (an index into history.subagents); None: the main history."""
@@ -124,6 +124,7 @@ class TriageScreen(Screen[None]):
             PromptMode.EPISODE: self.goto_episode,
         }
         """What each prompt's answer does (the value filter's answer is the sidebar's)."""
+        self._trial_list = TrialList(session, id="trials")
         self.fetch = TrialFetch(self, session)
         self.findings = FindingsController(self)
 
@@ -135,9 +136,8 @@ class TriageScreen(Screen[None]):
                 yield FacetList(id="facets").data_bind(TriageScreen.state)
             with ReadingPanes(id="main"):
                 with Vertical(id="list-pane"):
-                    trials = TrialList(self.session, id="trials")
-                    yield TrialListHeader(trials, id="list-header")
-                    yield trials
+                    yield TrialListHeader(self.trial_list, id="list-header")
+                    yield self.trial_list
                 yield ConversationView(id="conversation")
                 yield FindingsPanel(id="findings")
                 yield VerifierPanel(id="verifier")
@@ -149,7 +149,8 @@ class TriageScreen(Screen[None]):
     # --- shortcuts -----------------------------------------------------------------------------
     @property
     def trial_list(self) -> TrialList:
-        return self.query_one(TrialList)
+        """The trial list, whose cursor is the selected trial (kept here: it answers after unmount too)."""
+        return self._trial_list
 
     @property
     def conversation(self) -> ConversationView:
@@ -185,6 +186,7 @@ class TriageScreen(Screen[None]):
         self.conversation.border_title = "conversation"
         self.verifier.border_title = "verifier"
         self._show_facets()
+        self.watch(self.trial_list, "cursor", self._show_selected, init=False)
         self.apply_filters(keep=self._start_trial)
         self.trial_list.focus()
         self.call_after_refresh(self._settle)
@@ -263,7 +265,6 @@ class TriageScreen(Screen[None]):
         self.findings.reveal(event.position)
 
     def action_next_finding(self) -> None:
-        self.show_trial(self.trial_list.current_trial)  # a list move still in the queue comes first
         self.findings.next_finding()
 
     @on(WorkProgress)
@@ -305,13 +306,13 @@ class TriageScreen(Screen[None]):
         self._update_header(order)
         self.schedule_save()
         if not len(order):
-            if self.trial is not None:  # said once, when the list empties
+            if self._shown is not None:  # said once, when the list empties
                 self.status("No trials match these filters (x clears them).")
-            self.trial = None
+            self._shown = None
             self.conversation.show((), None)
             self.verifier.show(None, "unknown", None)
         else:
-            self.show_trial(self.trial_list.current_trial)
+            self._show_selected()
 
     @property
     def search_mask(self) -> np.ndarray | None:
@@ -381,20 +382,23 @@ class TriageScreen(Screen[None]):
         self.status(f"Sorted by {self.sort_key}{' (reversed)' if self.sort_reverse else ''}.")
 
     # --- the selected trial --------------------------------------------------------------------
-    @on(CursorList.CursorMoved, "#trials")
-    def _trial_moved(self, event: CursorList.CursorMoved) -> None:
-        self.show_trial(self.trial_list.current_trial)
+    @property
+    def trial(self) -> int | None:
+        """The selected trial: the one under the list's cursor, which is its only owner. Every action
+        reads it here, so a key acts on the trial the key before it left selected."""
+        return self.trial_list.current_trial
 
     @on(TrialList.Opened)
     def _opened(self) -> None:
         self.conversation.focus()
 
-    def show_trial(self, trial: int | None) -> None:
-        """Show `trial` (unless shown already): now if its text is at hand, else once it is read from
-        the hub, its panes saying so meanwhile."""
-        if trial is None or trial == self.trial:
+    def _show_selected(self) -> None:
+        """The panes show the selected trial (called as the cursor moves, in the same call): now if
+        its text is at hand, else once it is read from the hub, its panes saying so meanwhile."""
+        trial = self.trial
+        if trial is None or trial == self._shown:
             return
-        self.trial = trial
+        self._shown = trial
         self._subagent = None
         if self.fetch.ready((trial,)):
             self._display_trial(trial)
@@ -402,7 +406,7 @@ class TriageScreen(Screen[None]):
         self.conversation.show((), None)
         self.conversation.set_blocks([Block("loading… (reading this trial from the Hugging Face hub)", style="marker")])
         self.verifier.set_blocks([Block("loading…", style="marker")])
-        self.fetch.fetch((trial,), lambda: self._display_trial(trial) if self.trial == trial else None, settle=True)
+        self.fetch.fetch((trial,), lambda: self._display_trial(trial) if self._shown == trial else None, settle=True)
 
     def _display_trial(self, trial: int) -> None:
         history = self.session.history(trial)
@@ -438,7 +442,7 @@ class TriageScreen(Screen[None]):
         if len(event.trials) > 1:  # the two sides of a comparison
             self.status(f"Cannot read from the hub: {event.message}")
             return
-        if event.trials[0] != self.trial:  # the user moved on meanwhile
+        if event.trials[0] != self._shown:  # the user moved on meanwhile
             return
         line = f"Cannot read this trial from the hub: {event.message}. The list, filters, stats and your labels still work."
         self.conversation.set_blocks([Block(sanitize(line), style="warning")])
@@ -452,9 +456,7 @@ class TriageScreen(Screen[None]):
         self._step_trial(+1)
 
     def _step_trial(self, step: int) -> None:
-        """H / L show the trial at once, so keys typed right after act on it, not on the one before."""
         self.trial_list.move_to(self.trial_list.cursor + step)
-        self.show_trial(self.trial_list.current_trial)
 
     # --- conversation --------------------------------------------------------------------------
     @on(ConversationView.Moved)
@@ -462,17 +464,16 @@ class TriageScreen(Screen[None]):
         self._status_position()
 
     def _status_position(self) -> None:
-        if self.trial is not None:
-            model = self.trial_list.model_names.get(self.session.info(self.trial).model, "—")
-            versions = position_versions(self.session, self.trial, model, self.conversation)
+        trial = self._shown
+        if trial is not None:
+            model = self.trial_list.model_names.get(self.session.info(trial).model, "—")
+            versions = position_versions(self.session, trial, model, self.conversation)
             self.query_one("#position", InfoBar).show_versions(*versions)
 
     def action_prev_message(self) -> None:
-        self.show_trial(self.trial_list.current_trial)  # a cursor move still in the queue comes first
         self.conversation.next_message(-1)
 
     def action_next_message(self) -> None:
-        self.show_trial(self.trial_list.current_trial)
         self.conversation.next_message(+1)
 
     def action_toggle_thinking(self) -> None:
@@ -581,7 +582,7 @@ class TriageScreen(Screen[None]):
         self.status_line.working("", None)
         self.search_result = result = event.result
         self.find_pattern = compile_query(event.text)
-        self.trial = None  # show the first trial of the results afresh, jumping to its first match
+        self._shown = None  # show the first trial of the results afresh, jumping to its first match
         self.apply_filters()
         gb = result.bytes_scanned / 1e9
         rate = f"{gb / result.seconds:.1f} GB/s" if result.seconds > 0 else ""
@@ -631,7 +632,6 @@ class TriageScreen(Screen[None]):
     def action_next_failure(self) -> None:
         """F: the verifier, focused, at the traceback of the first failed test; again, at the next one,
         then at the first one of the next trial in the list that has any (wrapping at the end)."""
-        self.show_trial(self.trial_list.current_trial)  # a list move still in the queue comes first
         panel = self.verifier
         panel.display = True
         following = panel.failure + 1 if panel.has_focus else 0
@@ -645,7 +645,6 @@ class TriageScreen(Screen[None]):
             position = (start + step) % len(order)
             if self._may_have_failures(int(order[position])):
                 self.trial_list.move_to(position)
-                self.show_trial(self.trial_list.current_trial)
                 if panel.goto_failure(0):
                     return self._reached_failure(" (from the top of the list)" if position <= start else "")
         self.status(
