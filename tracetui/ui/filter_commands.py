@@ -11,6 +11,7 @@ from functools import partial
 
 from textual.command import Hit, Hits, Provider
 
+from .format import counted
 from .widgets.facet_list import FacetList
 
 
@@ -28,7 +29,9 @@ class FilterValueCommands(Provider):
                 count = int(counts[code]) if counts is not None else 0
                 on = label in selected.get(facet.name, ())
                 title = f"{facet.title.lower()}: {facets.shown_label(facet.name, label)}"
-                help_text = f"{count:,} trials · " + ("on: Enter removes this filter" if on else "Enter filters to it")
+                help_text = f"{counted(count, 'trial')} · " + (
+                    "on: Enter removes this filter" if on else "Enter filters to it"
+                )
                 yield title, facet.name, label, help_text
 
     async def search(self, query: str) -> Hits:

@@ -25,6 +25,7 @@ from ..data.session import Session
 from ..data.verifier_index import VerifierIndex
 from ..findings import KIND_NAMES, Finding
 from ..trace.sanitize import sanitize
+from .format import counted
 from .widgets.columns import Column
 from .widgets.conversation import ConversationView
 from .widgets.findings_panel import FindingsPanel, kind_style
@@ -145,7 +146,7 @@ class FindingsController:
         self.session.facets.add(index.facet())
         self.show_trial(self.screen.trial)
         total = sum(len(found) for found in index.findings)
-        self._say(f"{total:,} findings in {int(self._has.sum()):,} trials (! shows them one by one).")
+        self._say(f"{counted(total, 'finding')} in {counted(int(self._has.sum()), 'trial')} (! shows them one by one).")
 
     def _say(self, text: str) -> None:
         """Progress and the count in the message line, while it has nothing of the user's to say."""

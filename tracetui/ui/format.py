@@ -27,6 +27,11 @@ def human_size(size: int) -> str:
     return f"{value:.1f} GB"
 
 
+def counted(count: int, noun: str) -> str:
+    """`1 trial`, `2 trials`, `1,204 trials`."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def short_model(model: str) -> str:
     """`hosted_vllm/DCAgent/a1-e2egit` → `a1-e2egit`: the provider and org add nothing in a list."""
     return model.rstrip("/").rsplit("/", 1)[-1] if model else "—"

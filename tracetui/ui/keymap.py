@@ -24,6 +24,7 @@ APP = [
     Binding("h,left_square_bracket", "prev_message", "Prev message", show=False, id="message.prev"),
     Binding("l,right_square_bracket", "next_message", "Next message", show=False, id="message.next"),
     Binding("f", "focus_filters", "Filters", show=False, id="filters.focus"),
+    Binding("ampersand", "name_filter", "Filter by task / trial name", key_display="&", show=False, id="filters.name"),
     Binding("F", "next_failure", "Next failed test", id="failure.next"),
     Binding("exclamation_mark", "next_finding", "Next finding", key_display="!", show=False, id="finding.next"),
     Binding("v", "toggle_verifier", "Verifier", id="verifier.toggle"),
@@ -69,8 +70,8 @@ TRIAL_LIST = [*MOVE, *PAGE, Binding("enter", "open", "Read", show=True, id="tria
 FACETS = [
     *MOVE,
     Binding("enter,space", "toggle_value", "Toggle value", id="filters.toggle"),
-    Binding("right_square_bracket,J", "next_section", "Next section", id="filters.next_section"),
-    Binding("left_square_bracket,K", "prev_section", "Previous section", id="filters.prev_section"),
+    Binding("right_square_bracket,J", "next_section", "Next section", show=False, id="filters.next_section"),
+    Binding("left_square_bracket,K", "prev_section", "Previous section", show=False, id="filters.prev_section"),
     Binding("slash", "filter_values", "Show values containing…", id="filters.find_values"),
 ]
 

@@ -38,6 +38,7 @@ from .. import keymap
 from ..commands import SortCommands
 from ..filter_commands import FilterValueCommands
 from ..findings import FindingsController, FindingsIndexed, FindingsProgress
+from ..format import counted
 from ..triage.external import EDITOR, PAGER, copy_text, open_external
 from ..triage.fetch import Fetched, FetchFailed, TrialFetch
 from ..triage.labels import LabelBook
@@ -62,6 +63,8 @@ SHOWN_FIRST = ("outcome", "finding")
 INDEXING = "Reading verifier logs"
 UNINDEXED_SCAN = 2000
 """Trials F parses on the spot, looking for the next failure, before the background index is in."""
+NAME_PLACEHOLDER = "& task, trial…"
+"""The name filter's box says what it matches and its key (`&`; Enter or Esc goes back to the list)."""
 SAVE_DELAY = 1.0
 """Seconds after the last change that the view is saved: each save waits for the disk."""
 
@@ -132,7 +135,7 @@ class TriageScreen(Screen[None]):
         yield InfoBar(id="header")
         with Horizontal(id="body"):
             with Vertical(id="sidebar"):
-                yield Input(self.state.text, placeholder="task / trial name…", id="name-filter")
+                yield Input(self.state.text, placeholder=NAME_PLACEHOLDER, id="name-filter")
                 yield FacetList(id="facets").data_bind(TriageScreen.state)
             with ReadingPanes(id="main"):
                 with Vertical(id="list-pane"):
@@ -328,7 +331,9 @@ class TriageScreen(Screen[None]):
         self.state = self.state.toggled(facet, label)
         shown = f"{facet}={self.facet_list.shown_label(facet, label)}"
         on = label in self.state.selected.get(facet, ())
-        self.status(f"Filter {shown} on: {len(self.trial_list.order):,} trials." if on else f"Filter {shown} off.")
+        self.status(
+            f"Filter {shown} on: {counted(len(self.trial_list.order), 'trial')}." if on else f"Filter {shown} off."
+        )
 
     @on(FacetList.Toggled)
     def _toggled(self, event: FacetList.Toggled) -> None:
@@ -337,6 +342,23 @@ class TriageScreen(Screen[None]):
     @on(Input.Changed, "#name-filter")
     def _name_changed(self, event: Input.Changed) -> None:
         self.state = FilterState(self.state.selected, event.value)
+
+    @property
+    def name_filter(self) -> Input:
+        return self.query_one("#name-filter", Input)
+
+    def action_name_filter(self) -> None:
+        """`&`: type in the name filter's box (Enter or Esc goes back to the trial list)."""
+        self.query_one("#sidebar").display = True
+        self.name_filter.focus()
+
+    @on(Input.Submitted, "#name-filter")
+    def _name_submitted(self) -> None:
+        self.trial_list.focus()
+        text = self.state.text
+        self.status(
+            f"Name filter {text!r}: {counted(len(self.trial_list.order), 'trial')}." if text else "No name filter."
+        )
 
     @on(FacetList.FilterValues)
     def _filter_values(self) -> None:
@@ -362,7 +384,7 @@ class TriageScreen(Screen[None]):
 
     def action_clear_filters(self) -> None:
         self.state = FilterState()
-        self.query_one("#name-filter", Input).value = ""
+        self.name_filter.value = ""
         self.status("Filters cleared.")
 
     def action_cycle_sort(self) -> None:
@@ -470,11 +492,21 @@ class TriageScreen(Screen[None]):
             versions = position_versions(self.session, trial, model, self.conversation)
             self.query_one("#position", InfoBar).show_versions(*versions)
 
+    def _no_trial(self) -> None:
+        """What a key that acts on the selected trial says when the list is empty."""
+        self.status("No trial listed (x clears the filters).")
+
     def action_prev_message(self) -> None:
-        self.conversation.next_message(-1)
+        self._step_message(-1)
 
     def action_next_message(self) -> None:
-        self.conversation.next_message(+1)
+        self._step_message(+1)
+
+    def _step_message(self, step: int) -> None:
+        if self.trial is None:
+            self._no_trial()
+            return
+        self.conversation.next_message(step)
 
     def action_toggle_thinking(self) -> None:
         self.conversation.toggle_thinking()
@@ -483,6 +515,9 @@ class TriageScreen(Screen[None]):
     def action_subagents(self) -> None:
         """Cycle the conversation pane: main history → each sub-agent conversation → main."""
         history = self.conversation.history
+        if self.trial is None:
+            self._no_trial()
+            return
         if history is None or not history.subagents:
             self.status("This trial has no sub-agent conversations.")
             return
@@ -497,6 +532,9 @@ class TriageScreen(Screen[None]):
 
     # --- prompts -------------------------------------------------------------------------------
     def action_goto_episode(self) -> None:
+        if self.trial is None:
+            self._no_trial()
+            return
         episodes = self.conversation.episode_position()[1]
         self.prompt.ask(PromptMode.EPISODE, f"go to episode (0–{max(0, episodes - 1)})")
 
@@ -521,7 +559,11 @@ class TriageScreen(Screen[None]):
             self._answers[event.mode](event.value)
 
     def action_escape(self) -> None:
-        """Esc: cancel running work, else clear the search, else leave the maximized pane."""
+        """Esc: leave the name filter's box, else cancel running work, else clear the search, else leave
+        the maximized pane."""
+        if self.focused is self.name_filter:
+            self.trial_list.focus()
+            return
         running = [w for w in self.workers if w.group in ("search", "export") and w.is_running]
         if running:
             for worker in running:
@@ -587,7 +629,7 @@ class TriageScreen(Screen[None]):
         gb = result.bytes_scanned / 1e9
         rate = f"{gb / result.seconds:.1f} GB/s" if result.seconds > 0 else ""
         self.status(
-            f"matches: {result.matched_trials:,} trials for {event.text!r} ({gb:.2f} GB, {rate}); n / N move, Esc clears"
+            f"matches: {counted(result.matched_trials, 'trial')} for {event.text!r} ({gb:.2f} GB, {rate}); n / N move, Esc clears"
         )
 
     def clear_search(self) -> None:
@@ -691,6 +733,7 @@ class TriageScreen(Screen[None]):
     def action_label(self, number: int) -> None:
         label = self.labels.config.label_for_digit(number)
         if self.trial is None:
+            self._no_trial()
             return
         if label is None:
             self.status(f"No label {number}: set `labels = [...]` in the config file.")
@@ -709,6 +752,7 @@ class TriageScreen(Screen[None]):
         from .note import NoteScreen
 
         if self.trial is None:
+            self._no_trial()
             return
         trial = self.trial
 
@@ -733,6 +777,7 @@ class TriageScreen(Screen[None]):
     def action_copy(self) -> None:
         """`y`: the current message in the conversation, else the trial's id."""
         if self.trial is None:
+            self._no_trial()
             return
         message = self.conversation.current_message()
         if self.focused is self.conversation and message is not None:
@@ -744,8 +789,10 @@ class TriageScreen(Screen[None]):
     def action_copy_trial(self) -> None:
         from ...data.export import trial_markdown
 
-        if self.trial is not None:
-            self.status(copy_text(self.app, trial_markdown(self.session, self.trial), suffix=".md"))
+        if self.trial is None:
+            self._no_trial()
+            return
+        self.status(copy_text(self.app, trial_markdown(self.session, self.trial), suffix=".md"))
 
     def _open_external(self, program: tuple[str, str], text: str, suffix: str = ".txt") -> None:
         problem = open_external(self.app, program, text, suffix)
@@ -753,8 +800,12 @@ class TriageScreen(Screen[None]):
             self.status(problem)
 
     def _current_text(self) -> str | None:
+        """The current message's text; None (and the message line says why) when there is none."""
         message = self.conversation.current_message()
-        return sanitize(message.content) if message is not None else None
+        if message is None:
+            self._no_trial() if self.trial is None else self.status("No message shown yet (the trial is loading).")
+            return None
+        return sanitize(message.content)
 
     def action_pager(self) -> None:
         text = self._current_text()
@@ -764,8 +815,10 @@ class TriageScreen(Screen[None]):
     def action_pager_trial(self) -> None:
         from ...data.export import trial_markdown
 
-        if self.trial is not None:
-            self._open_external(PAGER, trial_markdown(self.session, self.trial), ".md")
+        if self.trial is None:
+            self._no_trial()
+            return
+        self._open_external(PAGER, trial_markdown(self.session, self.trial), ".md")
 
     def action_editor(self) -> None:
         text = self._current_text()
@@ -801,7 +854,11 @@ class TriageScreen(Screen[None]):
         except SourceError as exc:
             message = f"Export failed: {exc}"
         else:
-            message = f"Exported {len(trials):,} trials ({rows:,} rows) to {path}" if rows else "Export cancelled."
+            message = (
+                f"Exported {counted(len(trials), 'trial')} ({counted(rows, 'row')}) to {path}"
+                if rows
+                else "Export cancelled."
+            )
         self.post_message(WorkDone(message))
 
     # --- layout --------------------------------------------------------------------------------

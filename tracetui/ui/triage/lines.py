@@ -11,7 +11,7 @@ import numpy as np
 from ...data.facets import FilterState
 from ...data.session import Session
 from ...data.trials import PASS, UNKNOWN
-from ..format import human_size, result_text
+from ..format import counted, human_size, result_text
 from ..widgets.bars import Part
 from ..widgets.conversation import ConversationView
 
@@ -78,10 +78,10 @@ def position_versions(session: Session, trial: int, model: str, conversation: Co
         short_where.append(f"msg {conversation.current + 1}/{len(conversation.messages)}")
     history = conversation.history
     subs = len(history.subagents) if history else 0
-    more: list[Part] = [(f"  ·  {subs} sub-agent conversations (u)", "dim")] if subs else []
+    more: list[Part] = [(f"  ·  {counted(subs, 'sub-agent conversation')} (u)", "dim")] if subs else []
     return [
         [*head, *where, (human_size(info.size), "dim"), *more],
-        [*head, *where, *([(f"· {subs} sub-agents (u)", "dim")] if subs else [])],
+        [*head, *where, *([(f"· {counted(subs, 'sub-agent')} (u)", "dim")] if subs else [])],
         [*head, *short_where],
         [name, result, *head[3:], *short_where],
     ]

@@ -1,0 +1,56 @@
+"""The rough edges of a first session at 80x24 and 120x40 (issue 23): every key does what it says or
+says why not, nothing is cut so that rows cannot be told apart, and no message outlives its state."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets._footer import FooterKey
+
+from tracetui.data.facets import FilterState
+
+from .scenarios import loaded
+from .ui_helpers import make_app, text_of
+
+SIZES = [(80, 24), (120, 40)]
+
+
+def footer_keys(app, width: int) -> list[str]:
+    """The footer's keys that show in full on a screen `width` wide."""
+    return [f"{key.key_display} {key.description}" for key in app.screen.query(FooterKey) if key.region.right <= width]
+
+
+def status(screen) -> str:
+    return text_of(screen.query_one("#status"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_q_shows_and_quits_from_every_pane_even_with_nothing_listed(sources, size):
+    for pane in ("trial_list", "facet_list", "conversation", "verifier"):
+        app = make_app(sources)
+        async with app.run_test(size=size) as pilot:
+            await loaded(pilot)
+            screen = app.screen
+            screen.state = FilterState({"task": frozenset({"no-such-task"})})
+            await pilot.pause()
+            assert not screen.trial_list.row_count
+            getattr(screen, pane).focus()
+            await pilot.pause()
+            assert "q Quit" in footer_keys(app, size[0]), pane
+            await pilot.press("q")
+            await pilot.pause()
+        assert app.return_code == 0, pane
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_name_filter_has_a_key_and_enter_or_escape_leave_it(sources, size):
+    app = make_app(sources)
+    async with app.run_test(size=size) as pilot:
+        await loaded(pilot)
+        screen = app.screen
+        assert "&" in screen.name_filter.placeholder
+        await pilot.press("ampersand", *"XBKX", "enter")
+        assert screen.focused is screen.trial_list and "Name filter 'XBKX': 0 trials" in status(screen)
+        await pilot.press("u")
+        assert screen.state.text == "XBKX" and status(screen) == "No trial listed (x clears the filters)."
+        await pilot.press("ampersand", "backspace", "backspace", "backspace", "backspace", "escape", "u")
+        assert screen.state.text == "" and screen.focused is screen.trial_list
