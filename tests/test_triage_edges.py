@@ -54,3 +54,27 @@ async def test_the_name_filter_has_a_key_and_enter_or_escape_leave_it(sources, s
         assert screen.state.text == "XBKX" and status(screen) == "No trial listed (x clears the filters)."
         await pilot.press("ampersand", "backspace", "backspace", "backspace", "backspace", "escape", "u")
         assert screen.state.text == "" and screen.focused is screen.trial_list
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_message_goes_once_the_state_it_describes_is_gone(sources, size):
+    app = make_app(sources)
+    async with app.run_test(size=size) as pilot:
+        await loaded(pilot)
+        screen = app.screen
+        screen.state = FilterState({"task": frozenset({"no-such-task"})})
+        await pilot.pause()
+        assert status(screen) == "No trials match these filters (x clears them)."
+        screen.state = FilterState()  # trials are back (as when another screen sets the filters)
+        await pilot.pause()
+        assert status(screen) == ""
+        await pilot.press("x")
+        assert status(screen) == "Filters cleared."
+        task = app.session.info(screen.trial).task
+        screen._apply_picked(FilterState({"task": frozenset({task})}))  # head-to-head `f`
+        await pilot.pause()
+        assert status(screen).startswith(f"Filter task={task} on: ")
+        await pilot.press("x", "F")
+        assert status(screen).startswith("Failed test 1/")
+        await pilot.press("L")  # another trial: the failed test named is not on screen any more
+        assert not status(screen).startswith("Failed test 1/")

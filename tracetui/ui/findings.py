@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from collections.abc import Callable
 from functools import partial
 from typing import Any, Protocol
 
@@ -91,7 +92,11 @@ class FindingsHost(Protocol):
     def reading_panes(self) -> ReadingPanes: ...
     @property
     def status_line(self) -> StatusLine: ...
-    def status(self, message: str, hold: bool = False, background: bool = False) -> None: ...
+    def status(
+        self, message: str, hold: bool = False, background: bool = False, about: Callable[[], object] | None = None
+    ) -> None: ...
+    def about_trial(self) -> object: ...
+    def about_filters(self) -> object: ...
     def show_main_conversation(self) -> None: ...
     def post_message(self, message: Message) -> bool: ...
     def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Worker[Any]: ...
@@ -224,13 +229,16 @@ class FindingsController:
         conversation.focus()
         head = f"Finding {position + 1}/{len(panel.findings)}: {finding.kind}"
         if not 0 <= finding.message < len(conversation.messages):
-            self.screen.status(f"{head}: {finding.evidence}{note}")
+            self.screen.status(f"{head}: {finding.evidence}{note}", about=self.screen.about_trial)
             return
         conversation.goto_message(finding.message)
         pattern = evidence_pattern(conversation.messages[finding.message].content, finding)
         if pattern is not None and conversation.find(pattern) and not conversation.goto_match_in(finding.message):
             conversation.find(None)  # the text shows elsewhere only: no highlight away from the message
-        self.screen.status(f"{head} at message {finding.message + 1}: {finding.evidence}{note}  (! next finding)")
+        self.screen.status(
+            f"{head} at message {finding.message + 1}: {finding.evidence}{note}  (! next finding)",
+            about=self.screen.about_trial,
+        )
 
     def next_finding(self) -> None:
         """`!`: this trial's next finding; after its last, the first of the next listed trial that has any."""
@@ -254,4 +262,4 @@ class FindingsController:
                 trial_list.move_to(position)  # the screen shows the trial the cursor is on
                 self.reveal(0, " (from the top of the list)" if position <= start else "")
                 return
-        screen.status("No findings in the listed trials.")
+        screen.status("No findings in the listed trials.", about=screen.about_filters)

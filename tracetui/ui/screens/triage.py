@@ -291,9 +291,22 @@ class TriageScreen(Screen[None]):
         self.status_line.working("", None)
         self.status(failure_line(event.worker))
 
-    def status(self, message: str, hold: bool = False, background: bool = False) -> None:
-        """The message line: what the last action did (the position line above says where we are)."""
-        self.status_line.say(message, hold, background)
+    def status(
+        self, message: str, hold: bool = False, background: bool = False, about: Callable[[], object] | None = None
+    ) -> None:
+        """The message line: what the last action did (the position line above says where we are);
+        `about` is the state the message describes (`about_filters`, `about_trial`…): it goes with it."""
+        self.status_line.say(message, hold, background, about)
+
+    # What messages describe: each goes from the message line once what it returns changes.
+    def about_filters(self) -> object:
+        return self.state, self.search_result, self.sort_key, self.sort_reverse
+
+    def about_trial(self) -> object:
+        return self._shown, self.conversation.title
+
+    def about_listed(self) -> object:
+        return bool(len(self.trial_list.order))
 
     # --- filtering and sorting -----------------------------------------------------------------
     def watch_state(self) -> None:
@@ -310,12 +323,13 @@ class TriageScreen(Screen[None]):
         self.schedule_save()
         if not len(order):
             if self._shown is not None:  # said once, when the list empties
-                self.status("No trials match these filters (x clears them).")
+                self.status("No trials match these filters (x clears them).", about=self.about_listed)
             self._shown = None
             self.conversation.show((), None)
             self.verifier.show(None, "unknown", None)
         else:
             self._show_selected()
+        self.status_line.recheck()
 
     @property
     def search_mask(self) -> np.ndarray | None:
@@ -332,7 +346,8 @@ class TriageScreen(Screen[None]):
         shown = f"{facet}={self.facet_list.shown_label(facet, label)}"
         on = label in self.state.selected.get(facet, ())
         self.status(
-            f"Filter {shown} on: {counted(len(self.trial_list.order), 'trial')}." if on else f"Filter {shown} off."
+            f"Filter {shown} on: {counted(len(self.trial_list.order), 'trial')}." if on else f"Filter {shown} off.",
+            about=self.about_filters,
         )
 
     @on(FacetList.Toggled)
@@ -357,7 +372,8 @@ class TriageScreen(Screen[None]):
         self.trial_list.focus()
         text = self.state.text
         self.status(
-            f"Name filter {text!r}: {counted(len(self.trial_list.order), 'trial')}." if text else "No name filter."
+            f"Name filter {text!r}: {counted(len(self.trial_list.order), 'trial')}." if text else "No name filter.",
+            about=self.about_filters,
         )
 
     @on(FacetList.FilterValues)
@@ -385,23 +401,23 @@ class TriageScreen(Screen[None]):
     def action_clear_filters(self) -> None:
         self.state = FilterState()
         self.name_filter.value = ""
-        self.status("Filters cleared.")
+        self.status("Filters cleared.", about=self.about_filters)
 
     def action_cycle_sort(self) -> None:
         self.sort_key = SORT_KEYS[(SORT_KEYS.index(self.sort_key) + 1) % len(SORT_KEYS)]
         self.apply_filters()
-        self.status(f"Sorted by {self.sort_key}{' (reversed)' if self.sort_reverse else ''}.")
+        self.status(f"Sorted by {self.sort_key}{' (reversed)' if self.sort_reverse else ''}.", about=self.about_filters)
 
     def action_sort_by(self, key: str) -> None:
         if key in SORT_KEYS:
             self.sort_key = key
             self.apply_filters()
-            self.status(f"Sorted by {key}.")
+            self.status(f"Sorted by {key}.", about=self.about_filters)
 
     def action_reverse_sort(self) -> None:
         self.sort_reverse = not self.sort_reverse
         self.apply_filters()
-        self.status(f"Sorted by {self.sort_key}{' (reversed)' if self.sort_reverse else ''}.")
+        self.status(f"Sorted by {self.sort_key}{' (reversed)' if self.sort_reverse else ''}.", about=self.about_filters)
 
     # --- the selected trial --------------------------------------------------------------------
     @property
@@ -422,6 +438,7 @@ class TriageScreen(Screen[None]):
             return
         self._shown = trial
         self._subagent = None
+        self.status_line.recheck()
         if self.fetch.ready((trial,)):
             self._display_trial(trial)
             return
@@ -486,6 +503,7 @@ class TriageScreen(Screen[None]):
         self._status_position()
 
     def _status_position(self) -> None:
+        self.status_line.recheck()
         trial = self._shown
         if trial is not None:
             model = self.trial_list.model_names.get(self.session.info(trial).model, "—")
@@ -494,7 +512,7 @@ class TriageScreen(Screen[None]):
 
     def _no_trial(self) -> None:
         """What a key that acts on the selected trial says when the list is empty."""
-        self.status("No trial listed (x clears the filters).")
+        self.status("No trial listed (x clears the filters).", about=self.about_listed)
 
     def action_prev_message(self) -> None:
         self._step_message(-1)
@@ -519,7 +537,7 @@ class TriageScreen(Screen[None]):
             self._no_trial()
             return
         if history is None or not history.subagents:
-            self.status("This trial has no sub-agent conversations.")
+            self.status("This trial has no sub-agent conversations.", about=self.about_trial)
             return
         following = 0 if self._subagent is None else self._subagent + 1
         self._subagent = following if following < len(history.subagents) else None
@@ -545,7 +563,7 @@ class TriageScreen(Screen[None]):
             self.status(f"Not an episode number: {text!r}")
             return
         if not self.conversation.goto_episode(episode):
-            self.status(f"No episode {episode} in this trial.")
+            self.status(f"No episode {episode} in this trial.", about=self.about_trial)
 
     @on(PromptBar.Answered)
     def _prompted(self, event: PromptBar.Answered) -> None:
@@ -629,7 +647,8 @@ class TriageScreen(Screen[None]):
         gb = result.bytes_scanned / 1e9
         rate = f"{gb / result.seconds:.1f} GB/s" if result.seconds > 0 else ""
         self.status(
-            f"matches: {counted(result.matched_trials, 'trial')} for {event.text!r} ({gb:.2f} GB, {rate}); n / N move, Esc clears"
+            f"matches: {counted(result.matched_trials, 'trial')} for {event.text!r} ({gb:.2f} GB, {rate}); n / N move, Esc clears",
+            about=self.about_filters,
         )
 
     def clear_search(self) -> None:
@@ -637,7 +656,7 @@ class TriageScreen(Screen[None]):
         self.find_pattern = None
         self.conversation.find(None)
         self.apply_filters()
-        self.status("Search cleared.")
+        self.status("Search cleared.", about=self.about_filters)
 
     def _highlight_matches(self) -> None:
         """After a trial is shown: highlight the active find/search and jump to its first match."""
@@ -656,13 +675,16 @@ class TriageScreen(Screen[None]):
         count = self.conversation.find(self.find_pattern)
         if count:
             position, total = self.conversation.goto_match(1)
-            self.status(f"match {position}/{total} for {text!r} (n / N)")
+            self.status(f"match {position}/{total} for {text!r} (n / N)", about=self.about_trial)
         else:
-            self.status(f"No match for {text!r} in what is shown (t unfolds reasoning).")
+            self.status(f"No match for {text!r} in what is shown (t unfolds reasoning).", about=self.about_trial)
 
     def _goto_match(self, step: int) -> None:
         position, total = self.conversation.goto_match(step)
-        self.status(f"match {position}/{total} (n / N)" if total else "No find active: / finds, s searches all.")
+        self.status(
+            f"match {position}/{total} (n / N)" if total else "No find active: / finds, s searches all.",
+            about=self.about_trial,
+        )
 
     def action_find_next(self) -> None:
         self._goto_match(+1)
@@ -681,7 +703,8 @@ class TriageScreen(Screen[None]):
             return self._reached_failure("")
         order, start = self.trial_list.order, self.trial_list.cursor
         if not len(order):
-            return self.status("No trials listed (x clears the filters).")
+            self._no_trial()
+            return None
         scan = len(order) if self.verifier_index is not None else min(len(order), UNINDEXED_SCAN)
         for step in range(1, scan + 1):
             position = (start + step) % len(order)
@@ -692,7 +715,8 @@ class TriageScreen(Screen[None]):
         self.status(
             "No failed tests with a traceback in the listed trials."
             if scan == len(order)
-            else "No failed tests in the next trials; the rest are still being read."
+            else "No failed tests in the next trials; the rest are still being read.",
+            about=self.about_filters,
         )
         return None
 
@@ -708,7 +732,9 @@ class TriageScreen(Screen[None]):
         panel.focus()
         failures = panel.failures()
         name = failures[panel.failure][0]
-        self.status(f"Failed test {panel.failure + 1}/{len(failures)}: {name}{note}  (F: next failure)")
+        self.status(
+            f"Failed test {panel.failure + 1}/{len(failures)}: {name}{note}  (F: next failure)", about=self.about_trial
+        )
 
     # --- labels and notes ----------------------------------------------------------------------
     def _labels_column(self) -> None:
@@ -889,6 +915,9 @@ class TriageScreen(Screen[None]):
         """A filter chosen on the stats or head-to-head screen narrows the current one."""
         if picked is not None:
             self.state = FilterState({**self.state.selected, **picked.selected}, self.state.text)
+            if len(self.trial_list.order):
+                shown = filters_text(picked, self.trial_list.model_names, None)
+                self.status(f"Filter {shown} on: {counted(len(self.trial_list.order), 'trial')}.", about=self.about_filters)
 
     # The other screens import on first use: they are not needed for the first frame.
     def action_stats(self) -> None:
@@ -909,7 +938,7 @@ class TriageScreen(Screen[None]):
 
         trial = self.trial
         if trial is None or pick_counterpart(self.session, trial) is None:
-            self.status("No other attempt of this task to compare with.")
+            self.status("No other attempt of this task to compare with.", about=self.about_trial)
             return
 
         def chosen(other: int | None) -> None:
