@@ -199,7 +199,7 @@ class CompareScreen(Screen[None]):
                 self._load("right")
                 self._moved()
 
-        self.app.push_screen(ComparePicker(self.session, self.trials[0], self.model_names), chosen)
+        self.app.push_screen(ComparePicker(self.session, self.trials[0], self.model_names, self.trials[1]), chosen)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -114,6 +114,8 @@ class TriageScreen(Screen[None]):
         self._shown: int | None = None
         """The trial the panes show (or are reading from the hub): the list's cursor's, once shown."""
         self._start_trial = trial
+        self._compared: dict[int, int] = {}
+        """The attempt each trial was last compared with: `c` offers it first again."""
         self._subagent: int | None = None
         """The sub-agent conversation shown (an index into history.subagents); None: the main history."""
         self.verifier_index: VerifierIndex | None = None
@@ -943,9 +945,11 @@ class TriageScreen(Screen[None]):
 
         def chosen(other: int | None) -> None:
             if other is not None:
+                self._compared[trial] = other
                 self.when_ready((trial, other), lambda: self.app.push_screen(CompareScreen(self.session, trial, other)))
 
-        self.app.push_screen(ComparePicker(self.session, trial, self.trial_list.model_names), chosen)
+        names = self.trial_list.model_names
+        self.app.push_screen(ComparePicker(self.session, trial, names, self._compared.get(trial)), chosen)
 
     def action_help(self) -> None:
         from .help import HelpScreen
