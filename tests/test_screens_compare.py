@@ -392,7 +392,7 @@ async def test_the_picker_moves_with_j_and_k_and_reopens_at_the_right_side_shown
         session = app.session
         order = [int(t) for t in screen.trial_list.order]
         screen.trial_list.move_to(
-            next(i for i, t in enumerate(order) if len(sum(compare_choices(session, t), [])) >= 3)
+            next(i for i, t in enumerate(order) if sum(map(len, compare_choices(session, t))) >= 3)
         )
         await pilot.pause()
         trial = screen.trial

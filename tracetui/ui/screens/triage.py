@@ -919,7 +919,9 @@ class TriageScreen(Screen[None]):
             self.state = FilterState({**self.state.selected, **picked.selected}, self.state.text)
             if len(self.trial_list.order):
                 shown = filters_text(picked, self.trial_list.model_names, None)
-                self.status(f"Filter {shown} on: {counted(len(self.trial_list.order), 'trial')}.", about=self.about_filters)
+                self.status(
+                    f"Filter {shown} on: {counted(len(self.trial_list.order), 'trial')}.", about=self.about_filters
+                )
 
     # The other screens import on first use: they are not needed for the first frame.
     def action_stats(self) -> None:
