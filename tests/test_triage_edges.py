@@ -78,3 +78,46 @@ async def test_a_message_goes_once_the_state_it_describes_is_gone(sources, size)
         assert status(screen).startswith("Failed test 1/")
         await pilot.press("L")  # another trial: the failed test named is not on screen any more
         assert not status(screen).startswith("Failed test 1/")
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_plus_and_minus_resize_the_focused_verifier_or_say_why_not(sources, size):
+    app = make_app(sources)
+    async with app.run_test(size=size) as pilot:
+        await loaded(pilot)
+        screen = app.screen
+        panel = screen.verifier
+        panel.focus()
+        await pilot.pause()
+        before = panel.outer_size.height
+        await pilot.press("minus")
+        await pilot.pause()
+        assert panel.outer_size.height < before and status(screen).startswith("Verifier: ")
+        await pilot.press("plus")
+        await pilot.pause()
+        assert panel.outer_size.height == before
+        for _ in range(12):
+            await pilot.press("plus")
+        await pilot.pause()
+        assert "as tall as it gets" in status(screen)
+        assert screen.conversation.outer_size.height >= 5
+        for _ in range(20):
+            await pilot.press("minus")
+        await pilot.pause()
+        assert panel.outer_size.height == 3 and "as short as it gets" in status(screen)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_short_list_gives_its_rows_to_the_conversation(sources, size):
+    app = make_app(sources)
+    async with app.run_test(size=size) as pilot:
+        await loaded(pilot)
+        screen = app.screen
+        tall = screen.conversation.outer_size.height
+        task = app.session.info(screen.trial).task
+        screen.state = FilterState({"task": frozenset({task})})
+        await pilot.pause()
+        listed = screen.trial_list.row_count
+        assert listed < 8
+        assert screen.query_one("#list-pane").outer_size.height == listed + 1
+        assert screen.conversation.outer_size.height > tall

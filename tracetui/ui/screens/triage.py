@@ -318,6 +318,7 @@ class TriageScreen(Screen[None]):
         result = self.session.facets.apply(self.state, self.search_mask)
         order = self.session.ordering.sort(result.visible, self.sort_key, self.sort_reverse)
         self.trial_list.set_order(order, keep=keep if keep is not None else self.trial)
+        self.reading_panes.arrange_panes()  # a short list gives its rows to the conversation
         self.findings.listed(order)
         self.facet_list.update(result)
         self.trial_list.set_sort(self.sort_key, self.sort_reverse)
@@ -899,6 +900,19 @@ class TriageScreen(Screen[None]):
         panel.display = not panel.display
         if not panel.display and panel.has_focus:
             self.conversation.focus()
+
+    @on(VerifierPanel.Resized)
+    def _verifier_resized(self, event: VerifierPanel.Resized) -> None:
+        """`+` / `-` in the verifier: it grows or shrinks, or the message line says why it cannot."""
+        height = None if self.maximized is self.verifier else self.reading_panes.resize_verifier(event.delta)
+        if self.maximized is self.verifier:
+            self.status("The verifier is zoomed (z goes back; then + / - resize it).")
+        elif height is not None:
+            self.status(f"Verifier: {height} lines (+ / -).")
+        elif event.delta > 0:
+            self.status("The verifier is as tall as it gets here (the conversation keeps 5 lines); z zooms it.")
+        else:
+            self.status("The verifier is as short as it gets; v hides it.")
 
     def action_maximize(self) -> None:
         if self.maximized is not None:
