@@ -121,3 +121,26 @@ async def test_a_short_list_gives_its_rows_to_the_conversation(sources, size):
         assert listed < 8
         assert screen.query_one("#list-pane").outer_size.height == listed + 1
         assert screen.conversation.outer_size.height > tall
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_n_after_G_goes_to_the_next_match_from_where_the_view_is(sources, size):
+    app = make_app(sources)
+    async with app.run_test(size=size) as pilot:
+        await loaded(pilot)
+        screen = app.screen
+        conversation = screen.conversation
+        await pilot.press("enter", "slash", "e", "enter")
+        total = len(conversation.matches)
+        assert total > 3 and status(screen).startswith(f"match 1/{total}")
+        await pilot.press("G")
+        top = int(conversation.scroll_offset.y)
+        lines = [conversation._match_line(m) for m in conversation.matches]
+        after = [i for i, line in enumerate(lines) if line >= top]
+        await pilot.press("n")
+        expected = after[0] + 1 if after else 1
+        assert expected > 2 and status(screen).startswith(f"match {expected}/{total}")
+        await pilot.press("g", "N")  # from the top, N goes to the last match that shows there
+        bottom = conversation.scrollable_content_region.height
+        shown = [i for i, line in enumerate(lines) if line < bottom]
+        assert status(screen).startswith(f"match {shown[-1] + 1}/{total}")

@@ -217,8 +217,7 @@ class ConversationView(BlockView):
         inside = [n for n, (block, _, _) in enumerate(self.matches) if start <= block < end]
         if not inside:
             return False
-        self.match_index = (inside[0] - 1) % len(self.matches)
-        self.goto_match(+1)
+        self.show_match(inside[0])
         return True
 
     def action_last(self) -> None:
