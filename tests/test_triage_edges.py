@@ -144,3 +144,40 @@ async def test_n_after_G_goes_to_the_next_match_from_where_the_view_is(sources, 
         bottom = conversation.scrollable_content_region.height
         shown = [i for i, line in enumerate(lines) if line < bottom]
         assert status(screen).startswith(f"match {shown[-1] + 1}/{total}")
+
+
+async def palette_hits(app, pilot, query: str) -> list[str]:
+    """The palette's entries for `query`, first first, once every provider has answered."""
+    from textual.command import CommandList, CommandPalette
+
+    await pilot.press("ctrl+p", *query)
+    for _ in range(200):
+        if isinstance(app.screen, CommandPalette) and app.screen.query_one(CommandList).option_count:
+            break
+        await pilot.pause(0.02)
+    await pilot.pause(0.4)
+    commands = app.screen.query_one(CommandList)
+    hits = [str(commands.get_option_at_index(i).prompt) for i in range(commands.option_count)]
+    await pilot.press("escape")
+    return hits
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_palette_means_the_same_wherever_focus_is_and_offers_only_what_lists_trials(sources, size):
+    app = make_app(sources)
+    async with app.run_test(size=size) as pilot:
+        await loaded(pilot)
+        screen = app.screen
+        from_list = await palette_hits(app, pilot, "fail")
+        await pilot.press("F")
+        assert screen.focused is screen.verifier
+        from_verifier = await palette_hits(app, pilot, "fail")
+        assert from_list[0].startswith("outcome: fail") and from_verifier[0] == from_list[0]
+        # values that list no trial are not offered; counts are said in the singular when 1
+        screen.state = FilterState({"model": frozenset({next(iter(screen.trial_list.model_names))})})
+        await pilot.pause()
+        hits = await palette_hits(app, pilot, "task:")
+        assert hits and not any("\n0 trials" in hit for hit in hits)
+        assert not any("1 trials" in hit for hit in hits)
+        # letters scattered over a value do not match it: `mini` is not in `summarization-1-questions`
+        assert all("mini" in hit.split("\n")[0].lower() for hit in await palette_hits(app, pilot, "mini") if ":" in hit)
