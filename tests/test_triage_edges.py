@@ -181,3 +181,20 @@ async def test_the_palette_means_the_same_wherever_focus_is_and_offers_only_what
         assert not any("1 trials" in hit for hit in hits)
         # letters scattered over a value do not match it: `mini` is not in `summarization-1-questions`
         assert all("mini" in hit.split("\n")[0].lower() for hit in await palette_hits(app, pilot, "mini") if ":" in hit)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_last_episode_does_not_read_as_one_before_the_last(sources, size):
+    """Episodes are numbered from 0 (as in the data and the dividers), messages from 1: the position
+    line gives the episode with its range, never as `2/3` beside `message 6/6`."""
+    app = make_app(sources)
+    async with app.run_test(size=size) as pilot:
+        await loaded(pilot)
+        screen = app.screen
+        await pilot.press("enter", "G")
+        conversation = screen.conversation
+        last = len(conversation.history.episodes) - 1
+        await pilot.pause()
+        position = text_of(screen.query_one("#position"))
+        assert f"{conversation.current_message().episode} (0–{last})" in position
+        assert f"{last}/{last + 1}" not in position

@@ -11,7 +11,7 @@ import numpy as np
 from ...data.facets import FilterState
 from ...data.session import Session
 from ...data.trials import PASS, UNKNOWN
-from ..format import counted, human_size, result_text
+from ..format import counted, episode_of, human_size, result_text
 from ..widgets.bars import Part
 from ..widgets.conversation import ConversationView
 
@@ -71,8 +71,8 @@ def position_versions(session: Session, trial: int, model: str, conversation: Co
     where: list[Part] = []
     short_where: list[Part] = []
     if episode is not None:
-        where.append(f"episode {episode}/{episodes}  ")
-        short_where.append(f"ep {episode}/{episodes} ")
+        where.append(f"{episode_of(episode, episodes)}  ")
+        short_where.append(f"{episode_of(episode, episodes, 'ep')} ")
     if conversation.messages:
         where.append(f"message {conversation.current + 1}/{len(conversation.messages)}  ")
         short_where.append(f"msg {conversation.current + 1}/{len(conversation.messages)}")
