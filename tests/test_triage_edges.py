@@ -198,3 +198,83 @@ async def test_the_last_episode_does_not_read_as_one_before_the_last(sources, si
         position = text_of(screen.query_one("#position"))
         assert f"{conversation.current_message().episode} (0–{last})" in position
         assert f"{last}/{last + 1}" not in position
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_sidebar_gets_the_room_while_choosing_and_plus_minus_resize_it(sources, size):
+    from .ui_helpers import visible_lines
+
+    app = make_app(sources)
+    async with app.run_test(size=size) as pilot:
+        await loaded(pilot)
+        screen = app.screen
+        sidebar = screen.query_one("#sidebar")
+        reading = sidebar.outer_size.width
+        await pilot.press("f")
+        await pilot.pause()
+        choosing = sidebar.outer_size.width
+        assert choosing > reading
+        facets = screen.facet_list
+        names = [
+            facets.shown_label(facet.name, facet.labels[code])
+            for facet in facets.facets
+            if facet.name in ("result", "model", "finding")
+            for code in facets.value_codes(facet.name)
+        ]
+        assert any(len(name) > 16 for name in names)
+        for name in names:
+            facets.narrow_to(name)
+            await pilot.pause()
+            assert name in "\n".join(visible_lines(facets)), name
+        facets.narrow_to("")
+        await pilot.press("plus")
+        await pilot.pause()
+        assert status(screen).startswith("Sidebar: ") or "as wide as it gets" in status(screen)
+        await pilot.press("minus", "minus")
+        await pilot.pause()
+        assert sidebar.outer_size.width < choosing and status(screen).startswith("Sidebar: ")
+        await pilot.press("tab")
+        await pilot.pause()
+        assert sidebar.outer_size.width < reading  # narrowed for the rest of the session
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_list_and_sidebar_cut_names_where_they_differ(tmp_path, size):
+    """Two claude versions and two gpt-5 sizes in a narrow model column and sidebar: every row's
+    model can be told apart (the plain cut gave `claude-sonn…` twice)."""
+    from tracetui.data.session import prepare
+    from tracetui.data.sources import SourceSpec
+
+    from .conftest import trial_rows, write_parquet
+    from .ui_helpers import visible_lines
+
+    models = [
+        "anthropic/claude-sonnet-4-5-20250929",
+        "anthropic/claude-sonnet-4-20250514",
+        "openai/gpt-5-mini-2025-08-07",
+        "openai/gpt-5-nano-2025-08-07",
+    ]
+    rows = [
+        row
+        for n, model in enumerate(models)
+        for row in trial_rows("marmot-cache-service", f"marmot-cache-service__{n}", 2, "1.0", model=model)
+    ]
+    path = write_parquet(tmp_path / "data" / "train-00000-of-00001.parquet", rows)
+    app = make_app(list(prepare([SourceSpec(str(path.parent.parent))])))
+    async with app.run_test(size=size) as pilot:
+        await loaded(pilot)
+        screen = app.screen
+        trial_list = screen.trial_list
+        model_width = next(w for column, w in trial_list.columns() if column.key == "model")
+        cells = [trial_list.render_row(i, trial_list.size.width, False).text for i in range(4)]
+        start = sum(
+            w + 1 for column, w in trial_list.columns()[: [c.key for c, _ in trial_list.columns()].index("model")]
+        )
+        shown = [cell[start : start + model_width].strip() for cell in cells]
+        assert len(set(shown)) == 4, shown
+        sidebar = "\n".join(visible_lines(screen.facet_list))
+        models_shown = [
+            line.split("□ ", 1)[1].rsplit(" ", 1)[0].strip() for line in sidebar.splitlines() if "□ " in line
+        ]
+        model_lines = [m for m in models_shown if "claude" in m or "gpt" in m or "sonnet" in m or "…" in m]
+        assert len(set(model_lines)) == len(model_lines)

@@ -73,6 +73,8 @@ FACETS = [
     Binding("right_square_bracket,J", "next_section", "Next section", show=False, id="filters.next_section"),
     Binding("left_square_bracket,K", "prev_section", "Previous section", show=False, id="filters.prev_section"),
     Binding("slash", "filter_values", "Show values containing…", id="filters.find_values"),
+    Binding("plus", "grow", "Widen the sidebar", show=False, id="filters.wider"),
+    Binding("minus", "shrink", "Narrow the sidebar", show=False, id="filters.narrower"),
 ]
 
 CONVERSATION = [

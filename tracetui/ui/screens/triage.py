@@ -51,6 +51,7 @@ from ..widgets.download_bar import DownloadBar
 from ..widgets.facet_list import FacetList
 from ..widgets.findings_panel import FindingsPanel
 from ..widgets.reading_panes import ReadingPanes
+from ..widgets.sidebar import Sidebar
 from ..widgets.status_line import StatusLine
 from ..widgets.trial_list import TrialList, TrialListHeader
 from ..widgets.verifier_panel import VerifierPanel
@@ -136,7 +137,7 @@ class TriageScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield InfoBar(id="header")
         with Horizontal(id="body"):
-            with Vertical(id="sidebar"):
+            with Sidebar(id="sidebar"):
                 yield Input(self.state.text, placeholder=NAME_PLACEHOLDER, id="name-filter")
                 yield FacetList(id="facets").data_bind(TriageScreen.state)
             with ReadingPanes(id="main"):
@@ -900,6 +901,16 @@ class TriageScreen(Screen[None]):
         panel.display = not panel.display
         if not panel.display and panel.has_focus:
             self.conversation.focus()
+
+    @on(FacetList.Resized)
+    def _sidebar_resized(self, event: FacetList.Resized) -> None:
+        width = self.query_one(Sidebar).resize(event.delta)
+        if width is not None:
+            self.status(f"Sidebar: {width} columns (+ / -).")
+        else:
+            self.status(
+                "The sidebar is as wide as it gets here." if event.delta > 0 else "The sidebar is as narrow as it gets."
+            )
 
     @on(VerifierPanel.Resized)
     def _verifier_resized(self, event: VerifierPanel.Resized) -> None:
