@@ -3,6 +3,8 @@ says why not, nothing is cut so that rows cannot be told apart, and no message o
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 from textual.widgets._footer import FooterKey
 
@@ -278,3 +280,61 @@ async def test_list_and_sidebar_cut_names_where_they_differ(tmp_path, size):
         ]
         model_lines = [m for m in models_shown if "claude" in m or "gpt" in m or "sonnet" in m or "…" in m]
         assert len(set(model_lines)) == len(model_lines)
+
+
+def mid_word_breaks(view) -> list[str]:
+    """Visual lines of a block view that end inside a word they could have kept whole."""
+    width = view._layout_width
+    found = []
+    for block, spans in zip(view.blocks, view._spans):
+        text = block.text
+        for (_, end), (start, _) in pairwise(spans):
+            if end == start and text[end - 1].isalnum() and text[start].isalnum():
+                word_start = max(text.rfind(" ", 0, end), text.rfind("\n", 0, end)) + 1
+                word_end = min(
+                    (i for i in (text.find(" ", start), text.find("\n", start)) if i >= 0), default=len(text)
+                )
+                if word_end - word_start < width - block.indent:
+                    found.append(text[word_start:word_end])
+    return found
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_verifier_and_terminal_output_wrap_at_words(sources, size):
+    app = make_app(sources)
+    async with app.run_test(size=size) as pilot:
+        await loaded(pilot)
+        screen = app.screen
+        checked = 0
+        for position in range(min(30, screen.trial_list.row_count)):
+            screen.trial_list.move_to(position)
+            await pilot.pause()
+            for view in (screen.verifier, screen.conversation):
+                view.ensure_built() if view is screen.conversation else None
+                assert mid_word_breaks(view) == [], (position, view.id)
+                checked += sum(len(spans) > 1 for spans in view._spans)
+        assert checked  # some lines did wrap
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_sub_agent_shown_and_a_findings_evidence_are_readable_in_full(sources, size):
+    app = make_app(sources)
+    async with app.run_test(size=size) as pilot:
+        await loaded(pilot)
+        screen = app.screen
+        order = [int(t) for t in screen.trial_list.order]
+        with_subagents = next(i for i, t in enumerate(order) if app.session.history(t).subagents)
+        screen.trial_list.move_to(with_subagents)
+        await pilot.pause()
+        await pilot.press("u")
+        title = screen.conversation.title
+        assert title != "main" and title in text_of(screen.query_one("#position"))
+        with_findings = next(i for i, t in enumerate(order) if screen.findings.index.of(t))
+        screen.trial_list.move_to(with_findings)
+        await pilot.pause()
+        panel = screen.findings_panel
+        assert "…" not in panel.border_title and panel.size.width >= len(panel.border_title) + 4
+        await pilot.press("exclamation_mark")
+        finding = panel.findings[0]
+        shown = " ".join(line.strip() for line in status(screen).split("\n"))
+        assert f"Finding 1/{len(panel.findings)}: {finding.kind}" in shown and finding.evidence in shown

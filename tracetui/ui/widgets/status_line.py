@@ -17,7 +17,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import ProgressBar
 
-from .bars import InfoBar
+from .bars import MessageBar
 
 STATUS_HOLD = 6.0
 """Seconds a held message stays against background messages."""
@@ -36,7 +36,7 @@ class StatusLine(Horizontal):
         """The state the message describes, and its value when it was said."""
 
     def compose(self) -> ComposeResult:
-        yield InfoBar(id="status")
+        yield MessageBar(id="status")
         yield ProgressBar(total=1.0, show_eta=False, id="work")
         yield from self.others
 
@@ -55,7 +55,7 @@ class StatusLine(Horizontal):
         if hold:
             self._held = self.set_timer(STATUS_HOLD, self._release)
         self.text = message
-        self.query_one("#status", InfoBar).show((message, "italic"))
+        self.query_one("#status", MessageBar).show((message, "italic"))
 
     def recheck(self) -> None:
         """The message goes if the state it describes has changed since it was said."""
