@@ -11,7 +11,7 @@ from textual.widgets._footer import FooterKey
 from tracetui.data.facets import FilterState
 
 from .scenarios import loaded
-from .ui_helpers import make_app, text_of
+from .ui_helpers import make_app, opened, text_of
 
 SIZES = [(80, 24), (120, 40)]
 
@@ -45,10 +45,7 @@ async def test_q_shows_and_quits_from_every_pane_even_with_nothing_listed(source
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_the_name_filter_has_a_key_and_enter_or_escape_leave_it(sources, size):
-    app = make_app(sources)
-    async with app.run_test(size=size) as pilot:
-        await loaded(pilot)
-        screen = app.screen
+    async with opened(sources, size) as (pilot, screen):
         assert "&" in screen.name_filter.placeholder
         await pilot.press("ampersand", *"XBKX", "enter")
         assert screen.focused is screen.trial_list and "Name filter 'XBKX': 0 trials" in status(screen)
@@ -60,10 +57,8 @@ async def test_the_name_filter_has_a_key_and_enter_or_escape_leave_it(sources, s
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_a_message_goes_once_the_state_it_describes_is_gone(sources, size):
-    app = make_app(sources)
-    async with app.run_test(size=size) as pilot:
-        await loaded(pilot)
-        screen = app.screen
+    async with opened(sources, size) as (pilot, screen):
+        app = pilot.app
         screen.state = FilterState({"task": frozenset({"no-such-task"})})
         await pilot.pause()
         assert status(screen) == "No trials match these filters (x clears them)."
@@ -84,10 +79,7 @@ async def test_a_message_goes_once_the_state_it_describes_is_gone(sources, size)
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_plus_and_minus_resize_the_focused_verifier_or_say_why_not(sources, size):
-    app = make_app(sources)
-    async with app.run_test(size=size) as pilot:
-        await loaded(pilot)
-        screen = app.screen
+    async with opened(sources, size) as (pilot, screen):
         panel = screen.verifier
         panel.focus()
         await pilot.pause()
@@ -111,10 +103,8 @@ async def test_plus_and_minus_resize_the_focused_verifier_or_say_why_not(sources
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_a_short_list_gives_its_rows_to_the_conversation(sources, size):
-    app = make_app(sources)
-    async with app.run_test(size=size) as pilot:
-        await loaded(pilot)
-        screen = app.screen
+    async with opened(sources, size) as (pilot, screen):
+        app = pilot.app
         tall = screen.conversation.outer_size.height
         task = app.session.info(screen.trial).task
         screen.state = FilterState({"task": frozenset({task})})
@@ -127,10 +117,7 @@ async def test_a_short_list_gives_its_rows_to_the_conversation(sources, size):
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_n_after_G_goes_to_the_next_match_from_where_the_view_is(sources, size):
-    app = make_app(sources)
-    async with app.run_test(size=size) as pilot:
-        await loaded(pilot)
-        screen = app.screen
+    async with opened(sources, size) as (pilot, screen):
         conversation = screen.conversation
         await pilot.press("enter", "slash", "e", "enter")
         total = len(conversation.matches)
@@ -166,10 +153,8 @@ async def palette_hits(app, pilot, query: str) -> list[str]:
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_the_palette_means_the_same_wherever_focus_is_and_offers_only_what_lists_trials(sources, size):
-    app = make_app(sources)
-    async with app.run_test(size=size) as pilot:
-        await loaded(pilot)
-        screen = app.screen
+    async with opened(sources, size) as (pilot, screen):
+        app = pilot.app
         from_list = await palette_hits(app, pilot, "fail")
         await pilot.press("F")
         assert screen.focused is screen.verifier
@@ -189,10 +174,7 @@ async def test_the_palette_means_the_same_wherever_focus_is_and_offers_only_what
 async def test_the_last_episode_does_not_read_as_one_before_the_last(sources, size):
     """Episodes are numbered from 0 (as in the data and the dividers), messages from 1: the position
     line gives the episode with its range, never as `2/3` beside `message 6/6`."""
-    app = make_app(sources)
-    async with app.run_test(size=size) as pilot:
-        await loaded(pilot)
-        screen = app.screen
+    async with opened(sources, size) as (pilot, screen):
         await pilot.press("enter", "G")
         conversation = screen.conversation
         last = len(conversation.history.episodes) - 1
@@ -206,10 +188,7 @@ async def test_the_last_episode_does_not_read_as_one_before_the_last(sources, si
 async def test_the_sidebar_gets_the_room_while_choosing_and_plus_minus_resize_it(sources, size):
     from .ui_helpers import visible_lines
 
-    app = make_app(sources)
-    async with app.run_test(size=size) as pilot:
-        await loaded(pilot)
-        screen = app.screen
+    async with opened(sources, size) as (pilot, screen):
         sidebar = screen.query_one("#sidebar")
         reading = sidebar.outer_size.width
         await pilot.press("f")
@@ -301,10 +280,7 @@ def mid_word_breaks(view) -> list[str]:
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_the_verifier_and_terminal_output_wrap_at_words(sources, size):
-    app = make_app(sources)
-    async with app.run_test(size=size) as pilot:
-        await loaded(pilot)
-        screen = app.screen
+    async with opened(sources, size) as (pilot, screen):
         checked = 0
         for position in range(min(30, screen.trial_list.row_count)):
             screen.trial_list.move_to(position)
@@ -318,10 +294,8 @@ async def test_the_verifier_and_terminal_output_wrap_at_words(sources, size):
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_the_sub_agent_shown_and_a_findings_evidence_are_readable_in_full(sources, size):
-    app = make_app(sources)
-    async with app.run_test(size=size) as pilot:
-        await loaded(pilot)
-        screen = app.screen
+    async with opened(sources, size) as (pilot, screen):
+        app = pilot.app
         order = [int(t) for t in screen.trial_list.order]
         with_subagents = next(i for i, t in enumerate(order) if app.session.history(t).subagents)
         screen.trial_list.move_to(with_subagents)

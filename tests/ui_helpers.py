@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from tracetui.data.session import prepare
@@ -62,3 +64,16 @@ async def burst(pilot, *keys: str) -> None:
         app._driver.send_message(event)
     for _ in range(10):
         await pilot.pause(0.02)
+
+
+@asynccontextmanager
+async def opened(
+    sources: list[ResolvedSource], size: tuple[int, int]
+) -> AsyncIterator[tuple[TraceApp, object, TriageScreen]]:
+    """The app on `sources` at `size`, loaded with its background indexes in: (app, pilot, screen)."""
+    from .scenarios import loaded
+
+    app = make_app(sources)
+    async with app.run_test(size=size) as pilot:
+        await loaded(pilot)
+        yield pilot, app.screen
