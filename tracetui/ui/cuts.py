@@ -2,8 +2,9 @@
 
 A plain cut keeps the head: `claude-sonnet-4-5-20250929` and `claude-sonnet-4-20250514` both become
 `claude-sonn…`. `Cuts` knows every name a column (or a sidebar facet) may show, and cuts each one
-where it stops being shared: it keeps the plain cut when that names one value only, else drops the
-head the names share (`…sonnet-4-5…`), else keeps a head and the distinct tail (`cl…20250514`). A
+where it stops being shared: it keeps the plain cut when that names one value only, else keeps most
+of the head and the distinct tail (`polyglot_r…Pz9Jzic`), else drops the head the names share
+(`…sonnet-4-5…`). A
 cut names one value when no other name fits its pattern (`…` standing for any text).
 """
 
@@ -20,6 +21,8 @@ from ..trace.sanitize import sanitize
 ELLIPSIS = "…"
 SEPARATORS = frozenset("-_/.: ")
 """A cut starts or ends next to one of these, so it keeps whole words of a name."""
+HEAD_KEEPS = 0.4
+"""A head and a tail read well when the head keeps this share of the width at least."""
 CHECK_ALL = 500
 """Up to this many names, a cut is checked against every other; beyond, against those whose plain
 cut reads the same (the ones it would be confused with), so a task facet of 40,000 stays cheap."""
@@ -73,18 +76,27 @@ class Cuts:
 
 
 def _candidates(name: str, width: int) -> Iterator[str]:
-    """Cuts of `name` to `width` cells, the most readable first."""
+    """Cuts of `name` to `width` cells, the most readable first: without its first `/` parts (the
+    provider of `openai/gpt-5-mini`); the plain cut; a good part of the
+    head with a tail (an attempt id: `polyglot_r…Pz9Jzic`); the head dropped up to a word
+    (`…sonnet-4-5…`); any head with a tail."""
+    slashes = [i + 1 for i, c in enumerate(name[:-1]) if c == "/"]  # a path, an org/model id: its end says most
+    yield from [ELLIPSIS + name[start:] for start in slashes if cell_len(name[start:]) < width][:1]
+    for start in slashes:
+        yield ELLIPSIS + plain_cut(name[start:], width - 1)
     yield plain_cut(name, width)
     starts = [i + 1 for i, c in enumerate(name[:-1]) if c in SEPARATORS]
-    for start in starts:  # drop a head, keep what follows it
+    tails = [(name[start:], width - 1 - cell_len(name[start:])) for start in reversed(starts)]
+    for tail, room in tails:
+        if room >= HEAD_KEEPS * width:
+            yield set_cell_size(name, room).rstrip() + ELLIPSIS + tail
+    for start in starts:
         rest = name[start:]
         if cell_len(rest) + 1 <= width:
             yield ELLIPSIS + rest
         elif width >= 4:
             yield ELLIPSIS + plain_cut(rest, width - 1)
-    for start in reversed(starts):  # keep a head and the tail
-        tail = name[start:]
-        room = width - 1 - cell_len(tail)
+    for tail, room in tails:
         if room >= 2:
             yield set_cell_size(name, room).rstrip() + ELLIPSIS + tail
 
