@@ -22,7 +22,8 @@ def footer_keys(app, width: int) -> list[str]:
 
 
 def status(screen) -> str:
-    return text_of(screen.query_one("#status"))
+    """The message line's text, its wrapped lines joined again."""
+    return " ".join(line.strip() for line in text_of(screen.query_one("#status")).split("\n"))
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -310,5 +311,23 @@ async def test_the_sub_agent_shown_and_a_findings_evidence_are_readable_in_full(
         assert "…" not in panel.border_title and panel.size.width >= len(panel.border_title) + 4
         await pilot.press("exclamation_mark")
         finding = panel.findings[0]
-        shown = " ".join(line.strip() for line in status(screen).split("\n"))
+        shown = status(screen)
         assert f"Finding 1/{len(panel.findings)}: {finding.kind}" in shown and finding.evidence in shown
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_export_asks_before_it_replaces_a_file(sources, size, tmp_path):
+    from .test_triage_actions import wait_idle
+
+    out = tmp_path / "mine.jsonl"
+    out.write_text("the user's own file\n")
+    async with opened(sources, size) as (pilot, screen):
+        await pilot.press("ctrl+e", "ctrl+a", "ctrl+k", *str(out), "enter")
+        assert screen.prompt.display and "exists" in screen.prompt.placeholder
+        await pilot.press("escape")
+        await pilot.pause()
+        assert out.read_text() == "the user's own file\n"
+        assert status(screen).replace(" ", "") == f"Not exported: {out} is kept as it was.".replace(" ", "")
+        await pilot.press("ctrl+e", "ctrl+a", "ctrl+k", *str(out), "enter", "y", "enter")
+        await wait_idle(screen, pilot, "export")
+        assert status(screen).startswith("Exported ") and out.read_text() != "the user's own file\n"

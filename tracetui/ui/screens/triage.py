@@ -115,6 +115,8 @@ class TriageScreen(Screen[None]):
         self._shown: int | None = None
         """The trial the panes show (or are reading from the hub): the list's cursor's, once shown."""
         self._start_trial = trial
+        self._overwriting = ""
+        """The export path the user is asked about (the file is there)."""
         self._compared: dict[int, int] = {}
         """The attempt each trial was last compared with: `c` offers it first again."""
         self._subagent: int | None = None
@@ -126,7 +128,8 @@ class TriageScreen(Screen[None]):
         self._answers: dict[PromptMode, Callable[[str], object]] = {
             PromptMode.FIND: self.find_in_conversation,
             PromptMode.SEARCH: self.start_search,
-            PromptMode.EXPORT: self.run_export,
+            PromptMode.EXPORT: self.export_to,
+            PromptMode.OVERWRITE: self._overwrite_answered,
             PromptMode.EPISODE: self.goto_episode,
         }
         """What each prompt's answer does (the value filter's answer is the sidebar's)."""
@@ -577,7 +580,7 @@ class TriageScreen(Screen[None]):
         if self.maximized is not None and self.maximized is not self.conversation:
             self.maximize(self.conversation)  # what the answer acts on stays in view
         self.conversation.focus()
-        if event.value:
+        if event.value or event.mode is PromptMode.OVERWRITE:  # Esc there keeps the file, and says so
             self._answers[event.mode](event.value)
 
     def action_escape(self) -> None:
@@ -858,6 +861,25 @@ class TriageScreen(Screen[None]):
     def action_export(self) -> None:
         name = f"tracetui-export-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
         self.prompt.ask(PromptMode.EXPORT, "export the listed trials to (.jsonl / .parquet / .csv; Esc cancels)", name)
+
+    def export_to(self, path: str) -> None:
+        """The export prompt's answer: export, unless a file is there, which is replaced only once the
+        user says so."""
+        target = Path(path).expanduser()
+        if target.is_dir():
+            self.status(f"{path} is a folder: ctrl+e again, with a file name.")
+        elif target.exists():
+            self._overwriting = path
+            self.prompt.ask(PromptMode.OVERWRITE, f"{path} exists: y replaces it (Esc keeps it)")
+        else:
+            self.run_export(path)
+
+    def _overwrite_answered(self, answer: str) -> None:
+        path, self._overwriting = self._overwriting, ""
+        if answer.strip().lower() in ("y", "yes"):
+            self.run_export(path)
+        else:
+            self.status(f"Not exported: {path} is kept as it was.")
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False, description="Export")
     def run_export(self, path: str) -> None:

@@ -113,6 +113,8 @@ class PromptMode(Enum):
     SEARCH = "search"
     EPISODE = "episode"
     EXPORT = "export"
+    OVERWRITE = "overwrite"
+    """Whether the export may replace the file that is there (y)."""
     VALUES = "values"
     """The sidebar's value filter: the screen narrows the values as the text changes."""
 
