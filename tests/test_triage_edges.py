@@ -331,3 +331,28 @@ async def test_export_asks_before_it_replaces_a_file(sources, size, tmp_path):
         await pilot.press("ctrl+e", "ctrl+a", "ctrl+k", *str(out), "enter", "y", "enter")
         await wait_idle(screen, pilot, "export")
         assert status(screen).startswith("Exported ") and out.read_text() != "the user's own file\n"
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_keys_with_nothing_to_act_on_say_so(sources, size):
+    async with opened(sources, size) as (pilot, screen):
+        checks = [
+            ("H", "This is the first trial listed."),
+            ("h", "This is the first message."),
+            ("escape", "Nothing to cancel"),
+            ("x", "No filters to clear."),
+        ]
+        for key, said in checks:
+            await pilot.press(key)
+            assert status(screen).startswith(said), key
+        await pilot.press("G")  # the last trial
+        await pilot.press("L")
+        assert status(screen) == f"This is the last trial listed ({screen.trial_list.row_count:,})."
+        screen.conversation.focus()
+        screen.conversation.goto_message(len(screen.conversation.messages) - 1)
+        await pilot.press("l")
+        assert status(screen).startswith("This is the last message")
+        screen.verifier.focus()
+        await pilot.press("g", "enter")  # the verdict line: nothing to do there
+        await pilot.pause()
+        assert "Enter acts on a failed test" in status(screen)

@@ -50,6 +50,7 @@ from ..widgets.conversation import ConversationView
 from ..widgets.download_bar import DownloadBar
 from ..widgets.facet_list import FacetList
 from ..widgets.findings_panel import FindingsPanel
+from ..widgets.line_view import Notice
 from ..widgets.reading_panes import ReadingPanes
 from ..widgets.sidebar import Sidebar
 from ..widgets.status_line import StatusLine
@@ -406,6 +407,9 @@ class TriageScreen(Screen[None]):
         facets.focus()
 
     def action_clear_filters(self) -> None:
+        if self.state == FilterState():
+            self.status("No filters to clear.", about=self.about_filters)
+            return
         self.state = FilterState()
         self.name_filter.value = ""
         self.status("Filters cleared.", about=self.about_filters)
@@ -476,11 +480,12 @@ class TriageScreen(Screen[None]):
         if self.fetch.ready(trials):
             then()
             return
-        self.status("Reading from the Hugging Face hub…")
+        self.status("Reading from the Hugging Face hub…", about=lambda: self.fetch.ready(trials))
         self.fetch.fetch(trials, then)
 
     @on(Fetched)
     def _fetched(self, event: Fetched) -> None:
+        self.status_line.recheck()  # "Reading from the hub…" goes
         event.then()
 
     @on(FetchFailed)
@@ -493,7 +498,7 @@ class TriageScreen(Screen[None]):
         line = f"Cannot read this trial from the hub: {event.message}. The list, filters, stats and your labels still work."
         self.conversation.set_blocks([Block(sanitize(line), style="warning")])
         self.verifier.set_blocks([])
-        self.status("The Hugging Face hub does not answer; trials read before stay readable.")
+        self.status("The Hugging Face hub does not answer; trials read before stay readable.", about=self.about_trial)
 
     def action_prev_trial(self) -> None:
         self._step_trial(-1)
@@ -502,7 +507,19 @@ class TriageScreen(Screen[None]):
         self._step_trial(+1)
 
     def _step_trial(self, step: int) -> None:
-        self.trial_list.move_to(self.trial_list.cursor + step)
+        trials = self.trial_list
+        if self.trial is None:
+            self._no_trial()
+            return
+        if not 0 <= trials.cursor + step < trials.row_count:
+            self.status(
+                "This is the first trial listed."
+                if step < 0
+                else f"This is the last trial listed ({trials.row_count:,}).",
+                about=self.about_trial,
+            )
+            return
+        trials.move_to(trials.cursor + step)
 
     # --- conversation --------------------------------------------------------------------------
     @on(ConversationView.Moved)
@@ -531,7 +548,16 @@ class TriageScreen(Screen[None]):
         if self.trial is None:
             self._no_trial()
             return
-        self.conversation.next_message(step)
+        conversation = self.conversation
+        if conversation.messages and not 0 <= conversation.current + step < len(conversation.messages):
+            self.status(
+                "This is the first message."
+                if step < 0
+                else f"This is the last message ({len(conversation.messages):,}).",
+                about=self.about_trial,
+            )
+            return
+        conversation.next_message(step)
 
     def action_toggle_thinking(self) -> None:
         self.conversation.toggle_thinking()
@@ -597,6 +623,8 @@ class TriageScreen(Screen[None]):
             self.clear_search()
         elif self.maximized is not None:
             self.minimize()
+        else:
+            self.status("Nothing to cancel (Esc stops a search or an export, clears a search, leaves a zoomed pane).")
 
     # --- search every trial (s) and find in the conversation (/) -------------------------------
     def action_search(self) -> None:
@@ -870,7 +898,7 @@ class TriageScreen(Screen[None]):
             self.status(f"{path} is a folder: ctrl+e again, with a file name.")
         elif target.exists():
             self._overwriting = path
-            self.prompt.ask(PromptMode.OVERWRITE, f"{path} exists: y replaces it (Esc keeps it)")
+            self.prompt.ask(PromptMode.OVERWRITE, f"the file exists: y replaces it, Esc keeps it ({path})")
         else:
             self.run_export(path)
 
@@ -923,6 +951,10 @@ class TriageScreen(Screen[None]):
         panel.display = not panel.display
         if not panel.display and panel.has_focus:
             self.conversation.focus()
+
+    @on(Notice)
+    def _notice(self, event: Notice) -> None:
+        self.status(event.text, about=self.about_trial)
 
     @on(FacetList.Resized)
     def _sidebar_resized(self, event: FacetList.Resized) -> None:

@@ -18,6 +18,7 @@ from ...render.messages import MessageState, message_blocks
 from ...trace.model import Message, TrialHistory
 from .. import keymap
 from .block_view import BlockView
+from .line_view import Notice
 
 CURRENT = Style(color="cyan", bold=True)
 EPISODE = Style(color="bright_black")
@@ -193,6 +194,9 @@ class ConversationView(BlockView):
         elif Toggle.EXPAND in actions or state.expanded:
             state = MessageState(state.think_open, not state.expanded)
         else:
+            self.post_message(
+                Notice("Nothing to fold or expand in this message (Enter acts on ▸ lines; t: all reasoning).")
+            )
             return
         self.states[index] = state
         self.replace_blocks(start, end, self._message_blocks(index))
