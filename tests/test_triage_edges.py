@@ -66,6 +66,7 @@ async def test_a_message_goes_once_the_state_it_describes_is_gone(sources, size)
         screen.state = FilterState()  # trials are back (as when another screen sets the filters)
         await pilot.pause()
         assert status(screen) == ""
+        screen.state = FilterState({"outcome": frozenset({"fail"})})
         await pilot.press("x")
         assert status(screen) == "Filters cleared."
         task = app.session.info(screen.trial).task
@@ -100,6 +101,8 @@ async def test_plus_and_minus_resize_the_focused_verifier_or_say_why_not(sources
             await pilot.press("minus")
         await pilot.pause()
         assert panel.outer_size.height == 3 and "as short as it gets" in status(screen)
+        await pilot.press("v")  # hidden: what the message said of its height no longer holds
+        assert status(screen) == ""
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -356,3 +359,22 @@ async def test_keys_with_nothing_to_act_on_say_so(sources, size):
         await pilot.press("g", "enter")  # the verdict line: nothing to do there
         await pilot.pause()
         assert "Enter acts on a failed test" in status(screen)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_episode_rules_stay_one_line_in_the_narrow_compare_sides(tmp_path, size):
+    from tracetui.data.compare import pick_counterpart
+    from tracetui.ui.screens.compare import CompareScreen
+
+    from .ui_helpers import demo_sources
+
+    async with opened(demo_sources(tmp_path / "demo"), size) as (pilot, screen):
+        order = [int(t) for t in screen.trial_list.order]
+        screen.trial_list.move_to(next(i for i, t in enumerate(order) if pick_counterpart(pilot.app.session, t) is not None))
+        await pilot.press("c", "enter")
+        await pilot.pause()
+        compare = pilot.app.screen
+        assert isinstance(compare, CompareScreen)
+        for side in compare.sides:
+            rules = [spans for block, spans in zip(side.blocks, side._spans) if block.style == "divider"]
+            assert rules and all(len(spans) == 1 for spans in rules)

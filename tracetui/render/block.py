@@ -55,7 +55,7 @@ class Block:
     """Cells of left padding on every line."""
     wrap: bool = True
     """Wrap at the last space that fits when True (prose, code, logs: no word is cut that could stay
-    whole); at the cell width exactly when False (rules drawn with ─)."""
+    whole); when False, each line is cut at the width, never wrapped (rules drawn with ─)."""
     action: BlockAction | None = None
     """What Enter does on this block."""
     message: int = -1

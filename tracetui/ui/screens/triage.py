@@ -197,6 +197,7 @@ class TriageScreen(Screen[None]):
         self.verifier.border_title = "verifier"
         self._show_facets()
         self.watch(self.trial_list, "cursor", self._show_selected, init=False)
+        self.watch(self, "maximized", self.status_line.recheck, init=False)
         self.apply_filters(keep=self._start_trial)
         self.trial_list.focus()
         self.call_after_refresh(self._settle)
@@ -311,6 +312,9 @@ class TriageScreen(Screen[None]):
 
     def about_trial(self) -> object:
         return self._shown, self.conversation.title
+
+    def about_message(self) -> object:
+        return self._shown, self.conversation.title, self.conversation.current
 
     def about_listed(self) -> object:
         return bool(len(self.trial_list.order))
@@ -715,9 +719,12 @@ class TriageScreen(Screen[None]):
             self.status(f"No match for {text!r} in what is shown (t unfolds reasoning).", about=self.about_trial)
 
     def _goto_match(self, step: int) -> None:
+        before = self.conversation.match_index
         position, total = self.conversation.goto_match(step)
+        wrapped = before >= 0 and (position - 1 < before if step > 0 else position - 1 > before)
+        where = ("; from the top" if step > 0 else "; from the bottom") if wrapped else ""
         self.status(
-            f"match {position}/{total} (n / N)" if total else "No find active: / finds, s searches all.",
+            f"match {position}/{total} (n / N{where})" if total else "No find active: / finds, s searches all.",
             about=self.about_trial,
         )
 
@@ -951,33 +958,49 @@ class TriageScreen(Screen[None]):
         panel.display = not panel.display
         if not panel.display and panel.has_focus:
             self.conversation.focus()
+        self.status_line.recheck()
 
     @on(Notice)
     def _notice(self, event: Notice) -> None:
-        self.status(event.text, about=self.about_trial)
+        self.status(event.text, about=self.about_message if event.control is self.conversation else self.about_trial)
 
     @on(FacetList.Resized)
     def _sidebar_resized(self, event: FacetList.Resized) -> None:
-        width = self.query_one(Sidebar).resize(event.delta)
+        sidebar = self.query_one(Sidebar)
+        width = sidebar.resize(event.delta)
+
+        def about() -> object:
+            return sidebar.styles.width, sidebar.display
+
         if width is not None:
-            self.status(f"Sidebar: {width} columns (+ / -).")
+            self.status(f"Sidebar: {width} columns (+ / -).", about=about)
         else:
             self.status(
-                "The sidebar is as wide as it gets here." if event.delta > 0 else "The sidebar is as narrow as it gets."
+                "The sidebar is as wide as it gets here."
+                if event.delta > 0
+                else "The sidebar is as narrow as it gets.",
+                about=about,
             )
 
     @on(VerifierPanel.Resized)
     def _verifier_resized(self, event: VerifierPanel.Resized) -> None:
         """`+` / `-` in the verifier: it grows or shrinks, or the message line says why it cannot."""
-        height = None if self.maximized is self.verifier else self.reading_panes.resize_verifier(event.delta)
-        if self.maximized is self.verifier:
-            self.status("The verifier is zoomed (z goes back; then + / - resize it).")
+        verifier = self.verifier
+        height = None if self.maximized is verifier else self.reading_panes.resize_verifier(event.delta)
+
+        def about() -> object:
+            return verifier.styles.height, verifier.display, self.maximized
+
+        if self.maximized is verifier:
+            self.status("The verifier is zoomed (z goes back; then + / - resize it).", about=about)
         elif height is not None:
-            self.status(f"Verifier: {height} lines (+ / -).")
+            self.status(f"Verifier: {height} lines (+ / -).", about=about)
         elif event.delta > 0:
-            self.status("The verifier is as tall as it gets here (the conversation keeps 5 lines); z zooms it.")
+            self.status(
+                "The verifier is as tall as it gets here (the conversation keeps 5 lines); z zooms it.", about=about
+            )
         else:
-            self.status("The verifier is as short as it gets; v hides it.")
+            self.status("The verifier is as short as it gets; v hides it.", about=about)
 
     def action_maximize(self) -> None:
         if self.maximized is not None:

@@ -195,7 +195,7 @@ class ConversationView(BlockView):
             state = MessageState(state.think_open, not state.expanded)
         else:
             self.post_message(
-                Notice("Nothing to fold or expand in this message (Enter acts on ▸ lines; t: all reasoning).")
+                Notice(self, "Nothing to fold or expand in this message (Enter acts on ▸ lines; t: all reasoning).")
             )
             return
         self.states[index] = state

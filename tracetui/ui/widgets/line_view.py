@@ -22,11 +22,16 @@ from textual.strip import Strip
 
 
 class Notice(Message):
-    """A word for the screen's message line: why a key did nothing here."""
+    """A word for the screen's message line: why a key did nothing in `widget`."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, widget: LineView, text: str) -> None:
         super().__init__()
+        self.widget = widget
         self.text = text
+
+    @property
+    def control(self) -> LineView:
+        return self.widget
 
 
 class LineView(ScrollView):

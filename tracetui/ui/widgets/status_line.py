@@ -57,7 +57,7 @@ class StatusLine(Horizontal):
         self.text = message
         self.query_one("#status", MessageBar).show((message, "italic"))
 
-    def recheck(self) -> None:
+    def recheck(self, *_changed: object) -> None:
         """The message goes if the state it describes has changed since it was said."""
         if self._about is not None:
             about, value = self._about

@@ -112,7 +112,7 @@ class VerifierPanel(CursorKeys, BlockView):
                 self._render_view(keep_scroll=True)
             case _:
                 self.post_message(
-                    Notice("Enter acts on a failed test (its traceback) or a ▸ fold; this line is neither.")
+                    Notice(self, "Enter acts on a failed test (its traceback) or a ▸ fold; this line is neither.")
                 )
 
     def failures(self) -> list[tuple[str, int]]:
