@@ -370,7 +370,9 @@ async def test_episode_rules_stay_one_line_in_the_narrow_compare_sides(tmp_path,
 
     async with opened(demo_sources(tmp_path / "demo"), size) as (pilot, screen):
         order = [int(t) for t in screen.trial_list.order]
-        screen.trial_list.move_to(next(i for i, t in enumerate(order) if pick_counterpart(pilot.app.session, t) is not None))
+        screen.trial_list.move_to(
+            next(i for i, t in enumerate(order) if pick_counterpart(pilot.app.session, t) is not None)
+        )
         await pilot.press("c", "enter")
         await pilot.pause()
         compare = pilot.app.screen
@@ -378,3 +380,23 @@ async def test_episode_rules_stay_one_line_in_the_narrow_compare_sides(tmp_path,
         for side in compare.sides:
             rules = [spans for block, spans in zip(side.blocks, side._spans) if block.style == "divider"]
             assert rules and all(len(spans) == 1 for spans in rules)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_help_scrolls_with_the_list_keys(sources, size):
+    from tracetui.ui.screens.help import HelpScreen
+
+    async with opened(sources, size) as (pilot, screen):
+        await pilot.press("question_mark")
+        await pilot.pause()
+        help_screen = pilot.app.screen
+        assert isinstance(help_screen, HelpScreen)
+        body = help_screen.query_one("#help-body")
+        await pilot.press("j", "j")
+        await pilot.pause()
+        assert body.scroll_y == 2
+        await pilot.press("G")
+        await pilot.pause()
+        assert body.scroll_y == body.max_scroll_y > 2
+        await pilot.press("q")
+        assert pilot.app.screen is screen

@@ -166,6 +166,9 @@ HEAD_TO_HEAD = [
 
 HEAD_TO_HEAD_TABLE = [*MOVE, *PAGE, Binding("enter", "open", "Compare best vs worst", id="h2h.open")]
 
+HELP = [Binding("escape,q,question_mark,f1", "dismiss", "Close", id="help.close")]
+"""The help screen, which scrolls with the `SCROLL` keys."""
+
 SECTIONS.update(
     {
         "Stats screen": [*STATS, *SCROLL],
@@ -177,5 +180,6 @@ SECTIONS.update(
             Binding("enter", "select", "Compare with this attempt", id="picker.choose"),
         ],
         "Head-to-head": [*HEAD_TO_HEAD, *HEAD_TO_HEAD_TABLE],
+        "Help screen": [*HELP, *SCROLL],
     }
 )
