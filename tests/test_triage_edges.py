@@ -400,3 +400,15 @@ async def test_the_help_scrolls_with_the_list_keys(sources, size):
         assert body.scroll_y == body.max_scroll_y > 2
         await pilot.press("q")
         assert pilot.app.screen is screen
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_an_export_error_is_readable_in_full(sources, size, tmp_path):
+    from .test_triage_actions import wait_idle
+
+    out = tmp_path / "no-such-folder" / "deeper" / "trials.jsonl"
+    async with opened(sources, size) as (pilot, screen):
+        await pilot.press("ctrl+e", "ctrl+a", "ctrl+k", *str(out), "enter")
+        await wait_idle(screen, pilot, "export")
+        said = status(screen).replace(" ", "")
+        assert said.startswith("Exportfailed:") and str(out).replace(" ", "") in said and not said.endswith("…")

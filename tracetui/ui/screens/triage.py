@@ -628,7 +628,7 @@ class TriageScreen(Screen[None]):
         elif self.maximized is not None:
             self.minimize()
         else:
-            self.status("Nothing to cancel (Esc stops a search or an export, clears a search, leaves a zoomed pane).")
+            self.status("Nothing to cancel (Esc stops a search or an export, or clears a search).")
 
     # --- search every trial (s) and find in the conversation (/) -------------------------------
     def action_search(self) -> None:
