@@ -221,6 +221,7 @@ async def test_the_sidebar_gets_the_room_while_choosing_and_plus_minus_resize_it
         await pilot.press("tab")
         await pilot.pause()
         assert sidebar.outer_size.width < reading  # narrowed for the rest of the session
+        assert status(screen) == ""  # the width it said is not the width any more
 
 
 @pytest.mark.parametrize("size", SIZES)

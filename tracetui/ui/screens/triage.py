@@ -198,6 +198,7 @@ class TriageScreen(Screen[None]):
         self._show_facets()
         self.watch(self.trial_list, "cursor", self._show_selected, init=False)
         self.watch(self, "maximized", self.status_line.recheck, init=False)
+        self.watch(self, "focused", self.status_line.recheck, init=False)  # the sidebar's width follows it
         self.apply_filters(keep=self._start_trial)
         self.trial_list.focus()
         self.call_after_refresh(self._settle)
