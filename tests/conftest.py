@@ -21,7 +21,7 @@ def isolated_dirs(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(base / "data"))
     monkeypatch.setenv("HF_HOME", str(base / "hf"))
-    for variable in ("TRACETUI_DATA_DIR", "TRACETUI_CONFIG_DIR", "HF_ENDPOINT", "HF_TOKEN"):
+    for variable in ("TRACETUI_DATA_DIR", "TRACETUI_CONFIG_DIR", "HF_ENDPOINT", "HF_TOKEN", "TMUX"):  # nor tmux
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")

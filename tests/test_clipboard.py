@@ -17,13 +17,53 @@ def test_osc52_tmux_passthrough_doubles_every_escape():
     assert osc52("hi", tmux=True) == b"\x1bPtmux;\x1b\x1b]52;c;aGk=\x07\x1b\\"
 
 
-def test_copy_writes_the_sequence_and_wraps_it_inside_tmux(monkeypatch):
+def test_copy_writes_the_sequence_and_says_it_was_sent(monkeypatch):
     sent: list[bytes] = []
     monkeypatch.delenv("TMUX", raising=False)
-    assert copy("hi", sent.append, tty=True) == "copied 2 bytes to the clipboard"
+    assert copy("hi", sent.append, tty=True) == "sent 2 bytes to the terminal's clipboard (OSC 52)"
+    assert sent == [b"\x1b]52;c;aGk=\x07"]
+
+
+class FakeTmux:
+    """A tmux that answers `load-buffer` (with or without -w) and `show-options` as told."""
+
+    def __init__(self, set_clipboard: str = "external", has_w: bool = True) -> None:
+        self.set_clipboard, self.has_w = set_clipboard, has_w
+        self.calls: list[tuple[list[str], bytes | None]] = []
+
+    def __call__(self, arguments: list[str], stdin: bytes | None) -> str:
+        self.calls.append((arguments, stdin))
+        if arguments[:2] == ["load-buffer", "-w"] and not self.has_w:
+            raise OSError("unknown flag -w")
+        return self.set_clipboard + "\n" if arguments[0] == "show-options" else ""
+
+
+def test_inside_tmux_the_text_goes_to_tmux_and_the_message_says_where_it_went(monkeypatch):
+    """tmux with its defaults (allow-passthrough off) drops an OSC 52 sent through it, so the text
+    goes to `tmux load-buffer -w -`; the message says what tmux does with it, nothing more."""
     monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
-    copy("hi", sent.append, tty=True)
-    assert sent == [b"\x1b]52;c;aGk=\x07", b"\x1bPtmux;\x1b\x1b]52;c;aGk=\x07\x1b\\"]
+    sent: list[bytes] = []
+    tmux = FakeTmux()
+    message = copy("héllo", sent.append, tty=True, tmux=tmux)
+    assert sent == [] and tmux.calls[0] == (["load-buffer", "-w", "-"], "héllo".encode())
+    assert message == "copied 6 bytes into tmux's paste buffer; tmux passes it to the terminal's clipboard"
+    message = copy("hi", sent.append, tty=True, tmux=FakeTmux(set_clipboard="off"))
+    assert message == "copied 2 bytes into tmux's paste buffer (prefix ] pastes it; tmux's set-clipboard is off)"
+    old = FakeTmux(has_w=False)
+    assert "cannot pass it on" in copy("hi", sent.append, tty=True, tmux=old)
+    assert old.calls[-1] == (["load-buffer", "-"], b"hi") and sent == []
+
+
+def test_inside_tmux_without_a_tmux_program_the_sequence_goes_through_passthrough(monkeypatch):
+    monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
+    sent: list[bytes] = []
+
+    def missing(arguments: list[str], stdin: bytes | None) -> str:
+        raise OSError("no tmux")
+
+    message = copy("hi", sent.append, tty=True, tmux=missing)
+    assert sent == [b"\x1bPtmux;\x1b\x1b]52;c;aGk=\x07\x1b\\"]
+    assert message == "sent 2 bytes to the clipboard through tmux (it arrives only with tmux's allow-passthrough on)"
 
 
 def test_big_text_goes_to_a_file_instead(isolated_dirs):
@@ -37,7 +77,7 @@ def test_big_text_goes_to_a_file_instead(isolated_dirs):
     assert path.read_text() == text
 
     fits = "x" * (MAX_PAYLOAD // 4 * 3)
-    assert copy(fits, sent.append, tty=True).startswith("copied") and len(sent[0]) == MAX_PAYLOAD + 8
+    assert copy(fits, sent.append, tty=True).startswith("sent") and len(sent[0]) == MAX_PAYLOAD + 8
 
 
 def test_no_terminal_goes_to_a_file(isolated_dirs):

@@ -254,3 +254,13 @@ def test_commands_reject_bad_arguments_in_one_line(sharded, tmp_path, args):
     done = tracetui(*[str(sharded) if a == "SRC" else str(tmp_path / a) if a.startswith("out.") else a for a in args])
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_export_refuses_an_existing_file_without_force(sharded, tmp_path):
+    out = tmp_path / "mine.jsonl"
+    out.write_text("the user's own file\n")
+    done = tracetui("export", str(sharded), "-o", str(out))
+    assert done.returncode == 2 and done.stderr.strip() == f"tracetui: -o {out}: the file exists; --force overwrites it"
+    assert out.read_text() == "the user's own file\n"
+    done = tracetui("export", str(sharded), "-o", str(out), "--force")
+    assert done.returncode == 0 and done.stdout.startswith("exported ") and out.read_text() != "the user's own file\n"

@@ -166,7 +166,7 @@ def test_actions_with_commands_keys_durations_and_completion():
     assert " 3. ⏱ 2.5s   (no Enter: typed, not run)" in text
     assert text[-1] == "✔ task_complete"
     code = [b for b in blocks if b.text in ("ls -la", "vim x")]
-    assert len(code) == 2 and all(not b.wrap and b.indent == 4 for b in code)
+    assert len(code) == 2 and all(b.styler is not None and b.indent == 4 for b in code)
 
 
 def test_heredoc_in_a_command_is_highlighted_in_its_language():
@@ -201,7 +201,7 @@ def test_observation_terminal_block():
         "second half\nroot@x:/app# "
     )
     blocks = check(message_blocks(history(("user", content)), 0), 0)
-    [terminal] = [b for b in blocks if not b.wrap]
+    [terminal] = [b for b in blocks if b.style == "terminal"]
     lines = terminal.text.split("\n")
     assert lines[:2] == ["root@x:/app# pytest", "FAILED test_a"]
     assert "… 38 blank lines" in lines
@@ -236,14 +236,14 @@ def test_tool_calls_are_shown_with_code_arguments_highlighted():
     [python] = [b for b in blocks if b.text.startswith("def f():")]
     assert "#66d9ef" in colours_at(python.styled(DEFAULT_PALETTE), 0)
     [bash] = [b for b in blocks if b.text == 'echo "hi" > /app/x']
-    assert not bash.wrap and colours_at(bash.styled(DEFAULT_PALETTE), 0)
+    assert bash.styler is not None and colours_at(bash.styled(DEFAULT_PALETTE), 0)
 
 
 def test_fenced_code_in_prose():
     big = "x = 1\n" * 1000
     content = f"Here:\n```python\ndef f(): pass\n```\nand\n```\nimport os\nprint(os.sep)\n```\nbig:\n```\n{big}```\n"
     blocks = check(message_blocks(history(("system", content)), 0), 0)
-    code = [b for b in blocks if not b.wrap]
+    code = [b for b in blocks if b.styler is not None and not b.style and b.indent]  # the code, not the header
     assert [b.text.split("\n")[0] for b in code[:2]] == ["def f(): pass", "import os"]
     assert code[0].styled(DEFAULT_PALETTE).spans and code[1].styled(DEFAULT_PALETTE).spans  # tagged, and a small guess
     assert not any(b.styled(DEFAULT_PALETTE).spans for b in code[2:])  # never guessed on big input

@@ -375,3 +375,45 @@ async def test_compare_picker_chooses_the_other_side_and_the_header_names_both(t
         await pilot.press("c", "escape")
         await pilot.pause()
         assert app.screen is compare
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_picker_moves_with_j_and_k_and_reopens_at_the_right_side_shown(tmp_path, size):
+    """`c j j Enter` compares with the attempt two below the highlighted one; `c` again (on the
+    compare screen, or back on the list) starts at the attempt on the right side."""
+    from textual.widgets import OptionList
+
+    from tracetui.data.compare import compare_choices
+
+    from .ui_helpers import demo_sources, make_app, wait_loaded
+
+    app = make_app(demo_sources(tmp_path / "demo"))
+    async with app.run_test(size=size) as pilot:
+        screen = await wait_loaded(app, pilot)
+        session = app.session
+        order = [int(t) for t in screen.trial_list.order]
+        screen.trial_list.move_to(
+            next(i for i, t in enumerate(order) if sum(map(len, compare_choices(session, t))) >= 3)
+        )
+        await pilot.pause()
+        trial = screen.trial
+        await pilot.press("c")
+        choices = app.screen.query_one(OptionList)
+        selectable = [i for i in range(choices.option_count) if choices.get_option_at_index(i).id]
+        choices.highlighted = selectable[0]
+        await pilot.press("j", "j")
+        assert choices.highlighted == selectable[2]
+        other = int(choices.get_option_at_index(choices.highlighted).id)
+        await pilot.press("k", "j", "enter")
+        await pilot.pause()
+        compare = app.screen
+        assert isinstance(compare, CompareScreen) and compare.trials == (trial, other)
+        await pilot.press("c")
+        choices = app.screen.query_one(OptionList)
+        assert choices.get_option_at_index(choices.highlighted).id == str(other)
+        await pilot.press("escape", "escape")
+        await pilot.pause()
+        assert app.screen is screen
+        await pilot.press("c")
+        choices = app.screen.query_one(OptionList)
+        assert choices.get_option_at_index(choices.highlighted).id == str(other)

@@ -131,7 +131,7 @@ async def test_F_goes_to_each_failure_then_the_next_failing_trial(sources):
         screen.query_one("#name-filter").value = "no-such-task-anywhere"
         await pilot.pause()
         await pilot.press("F")
-        assert text_of(screen.query_one("#status")).startswith("No trials listed")
+        assert text_of(screen.query_one("#status")).startswith("No trial listed")
 
 
 async def test_three_keys_to_the_failure_once_filtered_eight_from_launch(sources):

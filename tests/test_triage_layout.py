@@ -99,16 +99,25 @@ async def test_header_keeps_filters_and_pass_rate_when_narrow(sources):
             assert len(header) <= width
 
 
-async def test_status_line_is_cut_at_a_word(sources):
+async def test_a_long_message_wraps_onto_the_next_lines_and_only_a_very_long_one_is_cut(sources):
     app = make_app(sources)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await wait_loaded(app, pilot)
         full = "matches: 1,234 trials for 'AssertionError' (0.42 GB, 3.1 GB/s); n / N move between them, Esc clears"
         screen.status(full)
         await pilot.pause()
-        shown = text_of(screen.query_one("#status"))
-        assert shown.endswith("…") and full.startswith(shown[:-1])
-        assert full[len(shown) - 1] == " "  # the cut falls between words
+        bar = screen.query_one("#status")
+        lines = text_of(bar).split("\n")
+        assert len(lines) == 2 and bar.outer_size.height == 2
+        assert " ".join(line.strip() for line in lines) == full  # every word, broken between words
+        very_long = " ".join([full] * 4)
+        screen.status(very_long)
+        await pilot.pause()
+        lines = text_of(bar).split("\n")
+        assert len(lines) == 3 and lines[-1].endswith("…")
+        screen.status("short")
+        await pilot.pause()
+        assert bar.outer_size.height == 1
 
 
 def check_header_matches_rows(screen) -> None:

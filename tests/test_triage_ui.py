@@ -88,7 +88,7 @@ async def test_message_navigation_and_episode_jump(sources):
         if episodes > 2:
             await pilot.press("e", "2", "enter")
             assert conv.current_message().episode == 2
-            assert f"episode 2/{episodes}" in text_of(screen.query_one("#position"))
+            assert f"episode 2 (0–{episodes - 1})" in text_of(screen.query_one("#position"))
 
 
 async def test_find_in_conversation(sources):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from tracetui.data.session import prepare
@@ -48,3 +50,30 @@ def text_of(widget) -> str:
 def visible_lines(view) -> list[str]:
     """The text of the lines a Line-API widget currently shows."""
     return [view.render_line(y).text for y in range(view.scrollable_content_region.height)]
+
+
+async def burst(pilot, *keys: str) -> None:
+    """Send `keys` as one burst, the way a fast typist or a paste of keys arrives: all queued before
+    the app handles the first (Pilot's `press` waits for the app between keys), then wait for them."""
+    from textual import events
+
+    app = pilot.app
+    for key in keys:
+        event = events.Key(key, key if len(key) == 1 else None)
+        event.set_sender(app)
+        app._driver.send_message(event)
+    for _ in range(10):
+        await pilot.pause(0.02)
+
+
+@asynccontextmanager
+async def opened(
+    sources: list[ResolvedSource], size: tuple[int, int]
+) -> AsyncIterator[tuple[TraceApp, object, TriageScreen]]:
+    """The app on `sources` at `size`, loaded with its background indexes in: (app, pilot, screen)."""
+    from .scenarios import loaded
+
+    app = make_app(sources)
+    async with app.run_test(size=size) as pilot:
+        await loaded(pilot)
+        yield pilot, app.screen

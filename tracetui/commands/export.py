@@ -28,6 +28,9 @@ def parser():
         help="keep trials with this label (repeatable: any of them)",
     )
     parser.add_argument("-o", "--output", required=True, type=Path, metavar="OUT", help="the file to write")
+    parser.add_argument(
+        "--force", action="store_true", help="overwrite OUT if it exists (else an existing OUT stops it)"
+    )
     return parser
 
 
@@ -38,6 +41,10 @@ def run(argv: list[str]) -> int:
 def _export(args) -> int:
     if args.output.suffix.lower() not in FORMATS:
         raise SourceError(f"-o {args.output}: the suffix must be one of {', '.join(FORMATS)}")
+    if args.output.is_dir():
+        raise SourceError(f"-o {args.output}: is a folder; give a file name")
+    if args.output.exists() and not args.force:
+        raise SourceError(f"-o {args.output}: the file exists; --force overwrites it")
     filters = filter_args(args) + parse_filter_args([f"label={label}" for label in args.label], "--label")
     session = open_sources(args)
     extras = Extras()

@@ -82,7 +82,8 @@ def _findings(args) -> int:
     elif args.format == "csv":
         write_csv(records, FIELDS)
     else:
-        print_table([{k: str(r[k]) for k in TABLE_FIELDS} for r in records], empty="(no findings)", width=72)
+        table = [{k: str(r[k]) for k in TABLE_FIELDS} for r in records]
+        print_table(table, empty="(no findings)", width=72, wrap="evidence")
         trials = len({(r["dataset"], r["trial_name"]) for r in records})
         still = f"; {running:,} of the trials read {'is' if running == 1 else 'are'} still running" if running else ""
         print(

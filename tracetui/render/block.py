@@ -54,7 +54,8 @@ class Block:
     indent: int = 0
     """Cells of left padding on every line."""
     wrap: bool = True
-    """Word-wrap (prose) when True; hard-wrap at the cell width (code, terminal output) when False."""
+    """Wrap at the last space that fits when True (prose, code, logs: no word is cut that could stay
+    whole); when False, each line is cut at the width, never wrapped (rules drawn with ─)."""
     action: BlockAction | None = None
     """What Enter does on this block."""
     message: int = -1

@@ -249,7 +249,7 @@ def _text_block(raw: str, style: str, indent: int) -> Block:
 
 def _code_block(raw: str, lang: str | None, indent: int) -> Block:
     text = sanitize(raw)
-    return Block(text, styler=lambda palette: highlight(text, lang, palette), indent=indent, wrap=False)
+    return Block(text, styler=lambda palette: highlight(text, lang, palette), indent=indent)
 
 
 def _code(raw: str, lang: str | None, state: MessageState, indent: int) -> list[Block]:
@@ -279,7 +279,7 @@ def _terminal_piece(raw: str, indent: int) -> Block:
     def styler(palette: Palette) -> Text:
         return Text("\n").join(ansi_text(s) if role is None else Text(s, palette[role]) for s, role in segments)
 
-    return Block(text, style="terminal", styler=styler, indent=indent, wrap=False)
+    return Block(text, style="terminal", styler=styler, indent=indent)
 
 
 def _blank_runs(raw: str) -> list[tuple[str, str | None]]:

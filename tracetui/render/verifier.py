@@ -110,4 +110,4 @@ def _log_block(view: VerifierView, raw_lines: list[str], start: int, stop: int) 
         return text
 
     view.line_block.append((start, len(view.blocks)))
-    view.blocks.append(Block(sanitize(raw), styler=styler, wrap=False))
+    view.blocks.append(Block(sanitize(raw), styler=styler))

@@ -8,8 +8,9 @@ from rich.cells import cell_len, get_character_cell_size
 def wrap_spans(text: str, width: int, words: bool) -> list[tuple[int, int]]:
     """(start, end) character offsets of each visual line of `text` at `width` cells.
 
-    Newlines end lines and are not part of any span. `words` breaks at the last space that fits
-    (prose); otherwise lines break at the cell width exactly (code and terminal output).
+    Newlines end lines and are not part of any span. `words` breaks at the last space that fits (a
+    word longer than the width is broken where it must); otherwise each line is cut at the width,
+    never wrapped (a rule drawn with ─ stays one line).
     """
     width = max(1, width)
     spans: list[tuple[int, int]] = []
@@ -22,20 +23,20 @@ def wrap_spans(text: str, width: int, words: bool) -> list[tuple[int, int]]:
             end = length
         if end - start <= width and (ascii_text or cell_len(text[start:end]) <= width):
             spans.append((start, end))
+        elif not words:
+            spans.append((start, _fit(text, start, end, width, ascii_text)))
         else:
-            _wrap_line(text, start, end, width, words, ascii_text, spans)
+            _wrap_words(text, start, end, width, ascii_text, spans)
         if end >= length:
             return spans
         start = end + 1
 
 
-def _wrap_line(
-    text: str, start: int, end: int, width: int, words: bool, ascii_text: bool, spans: list[tuple[int, int]]
-) -> None:
+def _wrap_words(text: str, start: int, end: int, width: int, ascii_text: bool, spans: list[tuple[int, int]]) -> None:
     position = start
     while position < end:
         cut = _fit(text, position, end, width, ascii_text)
-        if words and cut < end:
+        if cut < end:
             space = text.rfind(" ", position + 1, cut + 1)
             if space > position:
                 spans.append((position, space))

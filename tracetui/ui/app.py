@@ -27,6 +27,7 @@ from ..data.sources import ResolvedSource
 from .background import Left, detached
 from .commands import ScreenCommands
 from .format import human_size
+from .key_order import KeyDone, KeyOrder
 from .screens.loading import LoadingScreen
 from .screens.triage import TriageScreen
 from .triage.browser import delivery_ended
@@ -146,6 +147,16 @@ class TraceApp(App):
             self.exit()
         else:
             triage.request_quit()
+        self.keys = KeyOrder(self, super().on_event)
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys go through `KeyOrder`: in order, each once the one before has done all it does."""
+        if not await self.keys.take(event):
+            await super().on_event(event)
+
+    @on(KeyDone)
+    def _key_done(self, marker: KeyDone) -> None:
+        self.keys.done(marker)
 
     def on_mount(self) -> None:
         logging.getLogger("tracetui").addHandler(self._notices)

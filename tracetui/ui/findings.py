@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from collections.abc import Callable
 from functools import partial
 from typing import Any, Protocol
 
@@ -26,6 +27,7 @@ from ..data.stats import hacked_trials
 from ..data.verifier_index import VerifierIndex
 from ..findings import KIND_NAMES, Finding
 from ..trace.sanitize import sanitize
+from .format import counted
 from .widgets.columns import Column
 from .widgets.conversation import ConversationView
 from .widgets.findings_panel import FindingsPanel, kind_style
@@ -78,8 +80,9 @@ class FindingsHost(Protocol):
 
     session: Session
     state: FilterState
-    trial: int | None
 
+    @property
+    def trial(self) -> int | None: ...
     @property
     def trial_list(self) -> TrialList: ...
     @property
@@ -90,8 +93,11 @@ class FindingsHost(Protocol):
     def reading_panes(self) -> ReadingPanes: ...
     @property
     def status_line(self) -> StatusLine: ...
-    def status(self, message: str, hold: bool = False, background: bool = False) -> None: ...
-    def show_trial(self, trial: int | None) -> None: ...
+    def status(
+        self, message: str, hold: bool = False, background: bool = False, about: Callable[[], object] | None = None
+    ) -> None: ...
+    def about_trial(self) -> object: ...
+    def about_filters(self) -> object: ...
     def show_main_conversation(self) -> None: ...
     def post_message(self, message: Message) -> bool: ...
     def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Worker[Any]: ...
@@ -151,7 +157,7 @@ class FindingsController:
         self.session.facets.add(index.facet())
         self.show_trial(self.screen.trial)
         total = sum(len(found) for found in index.findings)
-        self._say(f"{total:,} findings in {int(self._has.sum()):,} trials (! shows them one by one).")
+        self._say(f"{counted(total, 'finding')} in {counted(int(self._has.sum()), 'trial')} (! shows them one by one).")
 
     def _say(self, text: str) -> None:
         """Progress and the count in the message line, while it has nothing of the user's to say."""
@@ -229,13 +235,16 @@ class FindingsController:
         conversation.focus()
         head = f"Finding {position + 1}/{len(panel.findings)}: {finding.kind}"
         if not 0 <= finding.message < len(conversation.messages):
-            self.screen.status(f"{head}: {finding.evidence}{note}")
+            self.screen.status(f"{head}: {finding.evidence}{note}", about=self.screen.about_trial)
             return
         conversation.goto_message(finding.message)
         pattern = evidence_pattern(conversation.messages[finding.message].content, finding)
         if pattern is not None and conversation.find(pattern) and not conversation.goto_match_in(finding.message):
             conversation.find(None)  # the text shows elsewhere only: no highlight away from the message
-        self.screen.status(f"{head} at message {finding.message + 1}: {finding.evidence}{note}  (! next finding)")
+        self.screen.status(
+            f"{head} at message {finding.message + 1}: {finding.evidence}{note}  (! next finding)",
+            about=self.screen.about_trial,
+        )
 
     def next_finding(self) -> None:
         """`!`: this trial's next finding; after its last, the first of the next listed trial that has any."""
@@ -256,8 +265,7 @@ class FindingsController:
         for step in range(1, len(order) + 1):
             position = (start + step) % len(order)
             if self._has[order[position]]:
-                trial_list.move_to(position)
-                screen.show_trial(trial_list.current_trial)
+                trial_list.move_to(position)  # the screen shows the trial the cursor is on
                 self.reveal(0, " (from the top of the list)" if position <= start else "")
                 return
-        screen.status("No findings in the listed trials.")
+        screen.status("No findings in the listed trials.", about=screen.about_filters)

@@ -28,6 +28,17 @@ def human_size(size: int) -> str:
     return f"{value:.1f} GB"
 
 
+def counted(count: int, noun: str) -> str:
+    """`1 trial`, `2 trials`, `1,204 trials`."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def episode_of(episode: int, episodes: int, word: str = "episode") -> str:
+    """`episode 2 (0–2)`: the episode's number as the data and the dividers give it (from 0), with
+    the numbers there are, so it does not read as "2 of 3" beside a 1-based `message 6/6`."""
+    return f"{word} {episode} (0–{max(0, episodes - 1)})"
+
+
 def short_model(model: str) -> str:
     """`hosted_vllm/DCAgent/a1-e2egit` → `a1-e2egit`: the provider and org add nothing in a list."""
     return model.rstrip("/").rsplit("/", 1)[-1] if model else "—"

@@ -24,6 +24,7 @@ APP = [
     Binding("h,left_square_bracket", "prev_message", "Prev message", show=False, id="message.prev"),
     Binding("l,right_square_bracket", "next_message", "Next message", show=False, id="message.next"),
     Binding("f", "focus_filters", "Filters", show=False, id="filters.focus"),
+    Binding("ampersand", "name_filter", "Filter by task / trial name", key_display="&", show=False, id="filters.name"),
     Binding("F", "next_failure", "Next failed test", id="failure.next"),
     Binding("exclamation_mark", "next_finding", "Next finding", key_display="!", show=False, id="finding.next"),
     Binding("v", "toggle_verifier", "Verifier", id="verifier.toggle"),
@@ -70,9 +71,11 @@ TRIAL_LIST = [*MOVE, *PAGE, Binding("enter", "open", "Read", show=True, id="tria
 FACETS = [
     *MOVE,
     Binding("enter,space", "toggle_value", "Toggle value", id="filters.toggle"),
-    Binding("right_square_bracket,J", "next_section", "Next section", id="filters.next_section"),
-    Binding("left_square_bracket,K", "prev_section", "Previous section", id="filters.prev_section"),
+    Binding("right_square_bracket,J", "next_section", "Next section", show=False, id="filters.next_section"),
+    Binding("left_square_bracket,K", "prev_section", "Previous section", show=False, id="filters.prev_section"),
     Binding("slash", "filter_values", "Show values containing…", id="filters.find_values"),
+    Binding("plus", "grow", "Widen the sidebar", show=False, id="filters.wider"),
+    Binding("minus", "shrink", "Narrow the sidebar", show=False, id="filters.narrower"),
 ]
 
 CONVERSATION = [
@@ -194,6 +197,8 @@ UNSAVED = [
     Binding("escape", "stay", "Stay", id="unsaved.stay"),
 ]
 """The question on quit while labels or notes are held in memory, not saved."""
+HELP = [Binding("escape,q,question_mark,f1", "dismiss", "Close", id="help.close")]
+"""The help screen, which scrolls with the `SCROLL` keys."""
 
 SECTIONS.update(
     {
@@ -209,5 +214,6 @@ SECTIONS.update(
         "Recording": RECORDING,
         "Note editor": NOTE,
         "Quit with unsaved labels or notes": UNSAVED,
+        "Help screen": [*HELP, *SCROLL],
     }
 )

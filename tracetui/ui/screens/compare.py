@@ -17,7 +17,7 @@ from ...data.session import Session, TrialInfo
 from ...trace.sanitize import sanitize
 from ...verifier import VerifierReport, parse_verifier
 from .. import keymap
-from ..format import OUTCOME_BADGES, fit, model_names, result_text
+from ..format import OUTCOME_BADGES, episode_of, fit, model_names, result_text
 from ..widgets.bars import InfoBar, Part
 from ..widgets.conversation import ConversationView
 
@@ -130,7 +130,7 @@ class CompareScreen(Screen[None]):
             if view.messages:  # first, so narrow terminals still show where each side is
                 parts.append((f"#{view.current + 1}/{len(view.messages)}", "cyan"))
             if episode is not None:
-                parts.append((f" ep {episode}/{episodes}", "cyan"))
+                parts.append((f" {episode_of(episode, episodes, 'ep')}", "cyan"))
             dataset = [(f"  {sanitize(info.dataset)}", "dim")] if len(self.session.datasets) > 1 else []
             self.query_one(f"#{side}-title", InfoBar).show_versions(
                 [*parts, "  ", *self._side_parts(trial, False)[1:], *dataset],
@@ -199,7 +199,7 @@ class CompareScreen(Screen[None]):
                 self._load("right")
                 self._moved()
 
-        self.app.push_screen(ComparePicker(self.session, self.trials[0], self.model_names), chosen)
+        self.app.push_screen(ComparePicker(self.session, self.trials[0], self.model_names, self.trials[1]), chosen)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -1,6 +1,7 @@
 """The compare picker (`c`): which attempt goes on the other side, from the other attempts of the
-task: the same model's first, then the other models'. The likeliest counterpart (the opposite
-outcome, then the same model, then the newest) is highlighted, so `c` Enter compares at once."""
+task: the same model's first, then the other models'. The right side shown now, when there is one,
+is highlighted, else the likeliest counterpart (the opposite outcome, then the same model, then the
+newest), so `c` Enter compares at once; j / k move as in every list."""
 
 from __future__ import annotations
 
@@ -19,16 +20,24 @@ from .. import keymap
 from ..format import OUTCOME_BADGES, result_text
 
 
+class Choices(OptionList):
+    """The attempts to choose from: the list keys of the app (j / k, g / G, paging) move in it."""
+
+    BINDINGS = [*keymap.MOVE]
+
+
 class ComparePicker(ModalScreen[int | None]):
     """Dismisses with the chosen trial, or None (Esc)."""
 
     BINDINGS = [*keymap.COMPARE_PICKER]
 
-    def __init__(self, session: Session, trial: int, model_names: dict[str, str]) -> None:
+    def __init__(self, session: Session, trial: int, model_names: dict[str, str], current: int | None = None) -> None:
+        """`current`: the attempt on the right side now (highlighted when it is still a choice)."""
         super().__init__()
         self.session = session
         self.trial = trial
         self.names = model_names
+        self.current = current
         self.same, self.others = compare_choices(session, trial)
 
     def compose(self) -> ComposeResult:
@@ -47,8 +56,8 @@ class ComparePicker(ModalScreen[int | None]):
         title.append(" with")
         with Vertical(id="picker-body"):
             yield Static(title)
-            yield OptionList(*options, id="picker-choices")
-            yield Static(Text("Enter compares · Esc cancels", style="dim"))
+            yield Choices(*options, id="picker-choices")
+            yield Static(Text("j / k move · Enter compares · Esc cancels", style="dim"))
 
     def _line(self, trial: int, with_model: bool) -> Text:
         """Outcome, attempt id (the trial name's random part: the task is the same), model, result."""
@@ -65,7 +74,9 @@ class ComparePicker(ModalScreen[int | None]):
 
     def on_mount(self) -> None:
         choices = self.query_one(OptionList)
-        choices.highlighted = choices.get_option_index(str(pick_counterpart(self.session, self.trial)))
+        offered = (*self.same, *self.others)
+        highlight = self.current if self.current in offered else pick_counterpart(self.session, self.trial)
+        choices.highlighted = choices.get_option_index(str(highlight))
         choices.focus()
 
     @on(OptionList.OptionSelected)

@@ -28,6 +28,7 @@ def key_names(binding: Binding, user_keymap: Mapping[str, str]) -> str:
             {
                 "question_mark": "?",
                 "exclamation_mark": "!",
+                "ampersand": "&",
                 "slash": "/",
                 "left_square_bracket": "[",
                 "right_square_bracket": "]",
@@ -64,10 +65,16 @@ def bindings_table(user_keymap: Mapping[str, str]) -> Table:
     return table
 
 
+class HelpBody(VerticalScroll):
+    """The help's text: j / k, g / G and space / b scroll it, as the stats page."""
+
+    BINDINGS = [*keymap.SCROLL]
+
+
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss", "Close")]
+    BINDINGS = [*keymap.HELP]
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help-body"):
+        with HelpBody(id="help-body"):
             yield Static(Text("tracetui keys", style="bold"), id="help-title")
             yield Static(bindings_table(keymap_of(self.app)), id="help-table")

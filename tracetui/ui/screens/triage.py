@@ -40,6 +40,7 @@ from .. import keymap
 from ..commands import SortCommands
 from ..filter_commands import FilterValueCommands
 from ..findings import FindingsController, FindingsIndexed, FindingsProgress
+from ..format import counted
 from ..task_health import show_task_health
 from ..triage.browser import Download, deliveries, download_name, in_browser
 from ..triage.external import EDITOR, PAGER, copy_text, open_external
@@ -51,11 +52,12 @@ from ..triage.query import compile_query, parse_query
 from ..widgets.bars import InfoBar, PromptBar, PromptMode
 from ..widgets.columns import Column
 from ..widgets.conversation import ConversationView
-from ..widgets.cursor_list import CursorList
 from ..widgets.download_bar import DownloadBar
 from ..widgets.facet_list import FacetList
 from ..widgets.findings_panel import FindingsPanel
+from ..widgets.line_view import Notice
 from ..widgets.reading_panes import ReadingPanes
+from ..widgets.sidebar import Sidebar
 from ..widgets.status_line import StatusLine
 from ..widgets.trial_list import TrialList, TrialListHeader
 from ..widgets.verifier_panel import VerifierPanel
@@ -68,6 +70,8 @@ SHOWN_FIRST = ("outcome", "finding")
 INDEXING = "Reading verifier logs"
 UNINDEXED_SCAN = 2000
 """Trials F parses on the spot, looking for the next failure, before the background index is in."""
+NAME_PLACEHOLDER = "& task, trial…"
+"""The name filter's box says what it matches and its key (`&`; Enter or Esc goes back to the list)."""
 SAVE_DELAY = 1.0
 """Seconds after the last change that the view is saved: each save waits for the disk."""
 
@@ -122,8 +126,13 @@ class TriageScreen(Screen[None]):
         self.set_reactive(TriageScreen.state, state or FilterState())
         self.sort_key = "task"
         self.sort_reverse = False
-        self.trial: int | None = None
+        self._shown: int | None = None
+        """The trial the panes show (or are reading from the hub): the list's cursor's, once shown."""
         self._start_trial = trial
+        self._overwriting = ""
+        """The export path the user is asked about (the file is there)."""
+        self._compared: dict[int, int] = {}
+        """The attempt each trial was last compared with: `c` offers it first again."""
         self._subagent: int | None = None
         """The sub-agent conversation shown (an index into history.subagents); None: the main history."""
         self.verifier_index: VerifierIndex | None = None
@@ -133,10 +142,12 @@ class TriageScreen(Screen[None]):
         self._answers: dict[PromptMode, Callable[[str], object]] = {
             PromptMode.FIND: self.find_in_conversation,
             PromptMode.SEARCH: self.start_search,
-            PromptMode.EXPORT: self.run_export,
+            PromptMode.EXPORT: self.export_to,
+            PromptMode.OVERWRITE: self._overwrite_answered,
             PromptMode.EPISODE: self.goto_episode,
         }
         """What each prompt's answer does (the value filter's answer is the sidebar's)."""
+        self._trial_list = TrialList(session, id="trials")
         self.fetch = TrialFetch(self, session)
         self.findings = FindingsController(self)
         self.live = LiveJobs(self)
@@ -144,14 +155,13 @@ class TriageScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield InfoBar(id="header")
         with Horizontal(id="body"):
-            with Vertical(id="sidebar"):
-                yield Input(self.state.text, placeholder="task / trial name…", id="name-filter")
+            with Sidebar(id="sidebar"):
+                yield Input(self.state.text, placeholder=NAME_PLACEHOLDER, id="name-filter")
                 yield FacetList(id="facets").data_bind(TriageScreen.state)
             with ReadingPanes(id="main"):
                 with Vertical(id="list-pane"):
-                    trials = TrialList(self.session, id="trials")
-                    yield TrialListHeader(trials, id="list-header")
-                    yield trials
+                    yield TrialListHeader(self.trial_list, id="list-header")
+                    yield self.trial_list
                 yield ConversationView(id="conversation")
                 yield FindingsPanel(id="findings")
                 yield VerifierPanel(id="verifier")
@@ -163,7 +173,8 @@ class TriageScreen(Screen[None]):
     # --- shortcuts -----------------------------------------------------------------------------
     @property
     def trial_list(self) -> TrialList:
-        return self.query_one(TrialList)
+        """The trial list, whose cursor is the selected trial (kept here: it answers after unmount too)."""
+        return self._trial_list
 
     @property
     def conversation(self) -> ConversationView:
@@ -200,6 +211,9 @@ class TriageScreen(Screen[None]):
         self.conversation.border_title = "conversation"
         self.verifier.border_title = "verifier"
         self._show_facets()
+        self.watch(self.trial_list, "cursor", self._show_selected, init=False)
+        self.watch(self, "maximized", self.status_line.recheck, init=False)
+        self.watch(self, "focused", self.status_line.recheck, init=False)  # the sidebar's width follows it
         self.apply_filters(keep=self._start_trial)
         self.trial_list.focus()
         if self.session.notes:  # what opening skipped (bad JSON Lines lines): said once
@@ -287,7 +301,6 @@ class TriageScreen(Screen[None]):
         self.findings.reveal(event.position)
 
     def action_next_finding(self) -> None:
-        self.show_trial(self.trial_list.current_trial)  # a list move still in the queue comes first
         self.findings.next_finding()
 
     @on(WorkProgress)
@@ -311,9 +324,25 @@ class TriageScreen(Screen[None]):
         self.status_line.working("", None)
         self.status(failure_line(event.worker))
 
-    def status(self, message: str, hold: bool = False, background: bool = False) -> None:
-        """The message line: what the last action did (the position line above says where we are)."""
-        self.status_line.say(message, hold, background)
+    def status(
+        self, message: str, hold: bool = False, background: bool = False, about: Callable[[], object] | None = None
+    ) -> None:
+        """The message line: what the last action did (the position line above says where we are);
+        `about` is the state the message describes (`about_filters`, `about_trial`…): it goes with it."""
+        self.status_line.say(message, hold, background, about)
+
+    # What messages describe: each goes from the message line once what it returns changes.
+    def about_filters(self) -> object:
+        return self.state, self.search_result, self.sort_key, self.sort_reverse
+
+    def about_trial(self) -> object:
+        return self._shown, self.conversation.title
+
+    def about_message(self) -> object:
+        return self._shown, self.conversation.title, self.conversation.current
+
+    def about_listed(self) -> object:
+        return bool(len(self.trial_list.order))
 
     # --- filtering and sorting -----------------------------------------------------------------
     def watch_state(self) -> None:
@@ -323,19 +352,21 @@ class TriageScreen(Screen[None]):
         result = self.session.facets.apply(self.state, self.search_mask)
         order = self.session.ordering.sort(result.visible, self.sort_key, self.sort_reverse)
         self.trial_list.set_order(order, keep=keep if keep is not None else self.trial)
+        self.reading_panes.arrange_panes()  # a short list gives its rows to the conversation
         self.findings.listed(order)
         self.facet_list.update(result)
         self.trial_list.set_sort(self.sort_key, self.sort_reverse)
         self._update_header(order)
         self.schedule_save()
         if not len(order):
-            if self.trial is not None:  # said once, when the list empties
-                self.status("No trials match these filters (x clears them).")
-            self.trial = None
+            if self._shown is not None:  # said once, when the list empties
+                self.status("No trials match these filters (x clears them).", about=self.about_listed)
+            self._shown = None
             self.conversation.show((), None)
             self.verifier.show(None, "unknown", None)
         else:
-            self.show_trial(self.trial_list.current_trial)
+            self._show_selected()
+        self.status_line.recheck()
 
     @property
     def search_mask(self) -> np.ndarray | None:
@@ -352,7 +383,10 @@ class TriageScreen(Screen[None]):
         self.state = self.state.toggled(facet, label)
         shown = f"{facet}={self.facet_list.shown_label(facet, label)}"
         on = label in self.state.selected.get(facet, ())
-        self.status(f"Filter {shown} on: {len(self.trial_list.order):,} trials." if on else f"Filter {shown} off.")
+        self.status(
+            f"Filter {shown} on: {counted(len(self.trial_list.order), 'trial')}." if on else f"Filter {shown} off.",
+            about=self.about_filters,
+        )
 
     @on(FacetList.Toggled)
     def _toggled(self, event: FacetList.Toggled) -> None:
@@ -361,6 +395,24 @@ class TriageScreen(Screen[None]):
     @on(Input.Changed, "#name-filter")
     def _name_changed(self, event: Input.Changed) -> None:
         self.state = replace(self.state, text=event.value)
+
+    @property
+    def name_filter(self) -> Input:
+        return self.query_one("#name-filter", Input)
+
+    def action_name_filter(self) -> None:
+        """`&`: type in the name filter's box (Enter or Esc goes back to the trial list)."""
+        self.query_one("#sidebar").display = True
+        self.name_filter.focus()
+
+    @on(Input.Submitted, "#name-filter")
+    def _name_submitted(self) -> None:
+        self.trial_list.focus()
+        text = self.state.text
+        self.status(
+            f"Name filter {text!r}: {counted(len(self.trial_list.order), 'trial')}." if text else "No name filter.",
+            about=self.about_filters,
+        )
 
     @on(FacetList.FilterValues)
     def _filter_values(self) -> None:
@@ -385,49 +437,56 @@ class TriageScreen(Screen[None]):
         facets.focus()
 
     def action_clear_filters(self) -> None:
+        if self.state == FilterState():
+            self.status("No filters to clear.", about=self.about_filters)
+            return
         self.state = FilterState()
-        self.query_one("#name-filter", Input).value = ""
-        self.status("Filters cleared.")
+        self.name_filter.value = ""
+        self.status("Filters cleared.", about=self.about_filters)
 
     def action_cycle_sort(self) -> None:
         self.sort_key = SORT_KEYS[(SORT_KEYS.index(self.sort_key) + 1) % len(SORT_KEYS)]
         self.apply_filters()
-        self.status(f"Sorted by {self.sort_key}{' (reversed)' if self.sort_reverse else ''}.")
+        self.status(f"Sorted by {self.sort_key}{' (reversed)' if self.sort_reverse else ''}.", about=self.about_filters)
 
     def action_sort_by(self, key: str) -> None:
         if key in SORT_KEYS:
             self.sort_key = key
             self.apply_filters()
-            self.status(f"Sorted by {key}.")
+            self.status(f"Sorted by {key}.", about=self.about_filters)
 
     def action_reverse_sort(self) -> None:
         self.sort_reverse = not self.sort_reverse
         self.apply_filters()
-        self.status(f"Sorted by {self.sort_key}{' (reversed)' if self.sort_reverse else ''}.")
+        self.status(f"Sorted by {self.sort_key}{' (reversed)' if self.sort_reverse else ''}.", about=self.about_filters)
 
     # --- the selected trial --------------------------------------------------------------------
-    @on(CursorList.CursorMoved, "#trials")
-    def _trial_moved(self, event: CursorList.CursorMoved) -> None:
-        self.show_trial(self.trial_list.current_trial)
+    @property
+    def trial(self) -> int | None:
+        """The selected trial: the one under the list's cursor, which is its only owner. Every action
+        reads it here, so a key acts on the trial the key before it left selected."""
+        return self.trial_list.current_trial
 
     @on(TrialList.Opened)
     def _opened(self) -> None:
         self.conversation.focus()
 
-    def show_trial(self, trial: int | None) -> None:
-        """Show `trial` (unless shown already): now if its text is at hand, else once it is read from
-        the hub, its panes saying so meanwhile."""
-        if trial is None or trial == self.trial:
+    def _show_selected(self) -> None:
+        """The panes show the selected trial (called as the cursor moves, in the same call): now if
+        its text is at hand, else once it is read from the hub, its panes saying so meanwhile."""
+        trial = self.trial
+        if trial is None or trial == self._shown:
             return
-        self.trial = trial
+        self._shown = trial
         self._subagent = None
+        self.status_line.recheck()
         if self.fetch.ready((trial,)):
             self._display_trial(trial)
             return
         self.conversation.show((), None)
         self.conversation.set_blocks([Block("loading… (reading this trial from the Hugging Face hub)", style="marker")])
         self.verifier.set_blocks([Block("loading…", style="marker")])
-        self.fetch.fetch((trial,), lambda: self._display_trial(trial) if self.trial == trial else None, settle=True)
+        self.fetch.fetch((trial,), lambda: self._display_trial(trial) if self._shown == trial else None, settle=True)
 
     def _display_trial(self, trial: int) -> None:
         history = self.session.history(trial)
@@ -476,11 +535,12 @@ class TriageScreen(Screen[None]):
         if self.fetch.ready(trials):
             then()
             return
-        self.status("Reading from the Hugging Face hub…")
+        self.status("Reading from the Hugging Face hub…", about=lambda: self.fetch.ready(trials))
         self.fetch.fetch(trials, then)
 
     @on(Fetched)
     def _fetched(self, event: Fetched) -> None:
+        self.status_line.recheck()  # "Reading from the hub…" goes
         event.then()
 
     @on(FetchFailed)
@@ -488,12 +548,12 @@ class TriageScreen(Screen[None]):
         if len(event.trials) > 1:  # the two sides of a comparison
             self.status(f"Cannot read from the hub: {event.message}")
             return
-        if event.trials[0] != self.trial:  # the user moved on meanwhile
+        if event.trials[0] != self._shown:  # the user moved on meanwhile
             return
         line = f"Cannot read this trial from the hub: {event.message}. The list, filters, stats and your labels still work."
         self.conversation.set_blocks([Block(sanitize(line), style="warning")])
         self.verifier.set_blocks([])
-        self.status("The Hugging Face hub does not answer; trials read before stay readable.")
+        self.status("The Hugging Face hub does not answer; trials read before stay readable.", about=self.about_trial)
 
     def action_prev_trial(self) -> None:
         self._step_trial(-1)
@@ -502,9 +562,19 @@ class TriageScreen(Screen[None]):
         self._step_trial(+1)
 
     def _step_trial(self, step: int) -> None:
-        """H / L show the trial at once, so keys typed right after act on it, not on the one before."""
-        self.trial_list.move_to(self.trial_list.cursor + step)
-        self.show_trial(self.trial_list.current_trial)
+        trials = self.trial_list
+        if self.trial is None:
+            self._no_trial()
+            return
+        if not 0 <= trials.cursor + step < trials.row_count:
+            self.status(
+                "This is the first trial listed."
+                if step < 0
+                else f"This is the last trial listed ({trials.row_count:,}).",
+                about=self.about_trial,
+            )
+            return
+        trials.move_to(trials.cursor + step)
 
     # --- conversation --------------------------------------------------------------------------
     @on(ConversationView.Moved)
@@ -512,18 +582,37 @@ class TriageScreen(Screen[None]):
         self._status_position()
 
     def _status_position(self) -> None:
-        if self.trial is not None:
-            model = self.trial_list.model_names.get(self.session.info(self.trial).model, "—")
-            versions = position_versions(self.session, self.trial, model, self.conversation)
+        self.status_line.recheck()
+        trial = self._shown
+        if trial is not None:
+            model = self.trial_list.model_names.get(self.session.info(trial).model, "—")
+            versions = position_versions(self.session, trial, model, self.conversation)
             self.query_one("#position", InfoBar).show_versions(*versions)
 
+    def _no_trial(self) -> None:
+        """What a key that acts on the selected trial says when the list is empty."""
+        self.status("No trial listed (x clears the filters).", about=self.about_listed)
+
     def action_prev_message(self) -> None:
-        self.show_trial(self.trial_list.current_trial)  # a cursor move still in the queue comes first
-        self.conversation.next_message(-1)
+        self._step_message(-1)
 
     def action_next_message(self) -> None:
-        self.show_trial(self.trial_list.current_trial)
-        self.conversation.next_message(+1)
+        self._step_message(+1)
+
+    def _step_message(self, step: int) -> None:
+        if self.trial is None:
+            self._no_trial()
+            return
+        conversation = self.conversation
+        if conversation.messages and not 0 <= conversation.current + step < len(conversation.messages):
+            self.status(
+                "This is the first message."
+                if step < 0
+                else f"This is the last message ({len(conversation.messages):,}).",
+                about=self.about_trial,
+            )
+            return
+        conversation.next_message(step)
 
     def action_toggle_thinking(self) -> None:
         self.conversation.toggle_thinking()
@@ -532,8 +621,11 @@ class TriageScreen(Screen[None]):
     def action_subagents(self) -> None:
         """Cycle the conversation pane: main history → each sub-agent conversation → main."""
         history = self.conversation.history
+        if self.trial is None:
+            self._no_trial()
+            return
         if history is None or not history.subagents:
-            self.status("This trial has no sub-agent conversations.")
+            self.status("This trial has no sub-agent conversations.", about=self.about_trial)
             return
         following = 0 if self._subagent is None else self._subagent + 1
         self._subagent = following if following < len(history.subagents) else None
@@ -546,6 +638,9 @@ class TriageScreen(Screen[None]):
 
     # --- prompts -------------------------------------------------------------------------------
     def action_goto_episode(self) -> None:
+        if self.trial is None:
+            self._no_trial()
+            return
         episodes = self.conversation.episode_position()[1]
         self.prompt.ask(PromptMode.EPISODE, f"go to episode (0–{max(0, episodes - 1)})")
 
@@ -556,7 +651,7 @@ class TriageScreen(Screen[None]):
             self.status(f"Not an episode number: {text!r}")
             return
         if not self.conversation.goto_episode(episode):
-            self.status(f"No episode {episode} in this trial.")
+            self.status(f"No episode {episode} in this trial.", about=self.about_trial)
 
     @on(PromptBar.Answered)
     def _prompted(self, event: PromptBar.Answered) -> None:
@@ -566,11 +661,15 @@ class TriageScreen(Screen[None]):
         if self.maximized is not None and self.maximized is not self.conversation:
             self.maximize(self.conversation)  # what the answer acts on stays in view
         self.conversation.focus()
-        if event.value:
+        if event.value or event.mode is PromptMode.OVERWRITE:  # Esc there keeps the file, and says so
             self._answers[event.mode](event.value)
 
     def action_escape(self) -> None:
-        """Esc: cancel running work, else clear the search, else leave the maximized pane."""
+        """Esc: leave the name filter's box, else cancel running work, else clear the search, else leave
+        the maximized pane."""
+        if self.focused is self.name_filter:
+            self.trial_list.focus()
+            return
         running = [w for w in self.workers if w.group in ("search", "export") and w.is_running]
         if running:
             for worker in running:
@@ -579,6 +678,8 @@ class TriageScreen(Screen[None]):
             self.clear_search()
         elif self.maximized is not None:
             self.minimize()
+        else:
+            self.status("Nothing to cancel (Esc stops a search or an export, or clears a search).")
 
     # --- search every trial (s) and find in the conversation (/) -------------------------------
     def action_search(self) -> None:
@@ -631,12 +732,13 @@ class TriageScreen(Screen[None]):
         self.status_line.working("", None)
         self.search_result = result = event.result
         self.find_pattern = compile_query(event.text)
-        self.trial = None  # show the first trial of the results afresh, jumping to its first match
+        self._shown = None  # show the first trial of the results afresh, jumping to its first match
         self.apply_filters()
         gb = result.bytes_scanned / 1e9
         rate = f"{gb / result.seconds:.1f} GB/s" if result.seconds > 0 else ""
         self.status(
-            f"matches: {result.matched_trials:,} trials for {event.text!r} ({gb:.2f} GB, {rate}); n / N move, Esc clears"
+            f"matches: {counted(result.matched_trials, 'trial')} for {event.text!r} ({gb:.2f} GB, {rate}); n / N move, Esc clears",
+            about=self.about_filters,
         )
 
     def clear_search(self) -> None:
@@ -644,7 +746,7 @@ class TriageScreen(Screen[None]):
         self.find_pattern = None
         self.conversation.find(None)
         self.apply_filters()
-        self.status("Search cleared.")
+        self.status("Search cleared.", about=self.about_filters)
 
     def _highlight_matches(self) -> None:
         """After a trial is shown: highlight the active find/search and jump to its first match."""
@@ -663,13 +765,19 @@ class TriageScreen(Screen[None]):
         count = self.conversation.find(self.find_pattern)
         if count:
             position, total = self.conversation.goto_match(1)
-            self.status(f"match {position}/{total} for {text!r} (n / N)")
+            self.status(f"match {position}/{total} for {text!r} (n / N)", about=self.about_trial)
         else:
-            self.status(f"No match for {text!r} in what is shown (t unfolds reasoning).")
+            self.status(f"No match for {text!r} in what is shown (t unfolds reasoning).", about=self.about_trial)
 
     def _goto_match(self, step: int) -> None:
+        before = self.conversation.match_index
         position, total = self.conversation.goto_match(step)
-        self.status(f"match {position}/{total} (n / N)" if total else "No find active: / finds, s searches all.")
+        wrapped = before >= 0 and (position - 1 < before if step > 0 else position - 1 > before)
+        where = ("; from the top" if step > 0 else "; from the bottom") if wrapped else ""
+        self.status(
+            f"match {position}/{total} (n / N{where})" if total else "No find active: / finds, s searches all.",
+            about=self.about_trial,
+        )
 
     def action_find_next(self) -> None:
         self._goto_match(+1)
@@ -681,7 +789,6 @@ class TriageScreen(Screen[None]):
     def action_next_failure(self) -> None:
         """F: the verifier, focused, at the traceback of the first failed test; again, at the next one,
         then at the first one of the next trial in the list that has any (wrapping at the end)."""
-        self.show_trial(self.trial_list.current_trial)  # a list move still in the queue comes first
         panel = self.verifier
         panel.display = True
         following = panel.failure + 1 if panel.has_focus else 0
@@ -689,19 +796,20 @@ class TriageScreen(Screen[None]):
             return self._reached_failure("")
         order, start = self.trial_list.order, self.trial_list.cursor
         if not len(order):
-            return self.status("No trials listed (x clears the filters).")
+            self._no_trial()
+            return None
         scan = len(order) if self.verifier_index is not None else min(len(order), UNINDEXED_SCAN)
         for step in range(1, scan + 1):
             position = (start + step) % len(order)
             if self._may_have_failures(int(order[position])):
                 self.trial_list.move_to(position)
-                self.show_trial(self.trial_list.current_trial)
                 if panel.goto_failure(0):
                     return self._reached_failure(" (from the top of the list)" if position <= start else "")
         self.status(
             "No failed tests with a traceback in the listed trials."
             if scan == len(order)
-            else "No failed tests in the next trials; the rest are still being read."
+            else "No failed tests in the next trials; the rest are still being read.",
+            about=self.about_filters,
         )
         return None
 
@@ -717,7 +825,9 @@ class TriageScreen(Screen[None]):
         panel.focus()
         failures = panel.failures()
         name = failures[panel.failure][0]
-        self.status(f"Failed test {panel.failure + 1}/{len(failures)}: {name}{note}  (F: next failure)")
+        self.status(
+            f"Failed test {panel.failure + 1}/{len(failures)}: {name}{note}  (F: next failure)", about=self.about_trial
+        )
 
     # --- labels and notes ----------------------------------------------------------------------
     def _labels_column(self) -> None:
@@ -743,6 +853,7 @@ class TriageScreen(Screen[None]):
     def action_label(self, number: int) -> None:
         label = self.labels.config.label_for_digit(number)
         if self.trial is None:
+            self._no_trial()
             return
         if label is None:
             self.status(f"No label {number}: set `labels = [...]` in the config file.")
@@ -761,6 +872,7 @@ class TriageScreen(Screen[None]):
         from .note import NoteScreen
 
         if self.trial is None:
+            self._no_trial()
             return
         trial = self.trial
         base = self.labels.note(trial)  # what the note is written over: a newer one is kept beside it
@@ -807,6 +919,7 @@ class TriageScreen(Screen[None]):
     def action_copy(self) -> None:
         """`y`: the current message in the conversation, else the trial's id."""
         if self.trial is None:
+            self._no_trial()
             return
         message = self.conversation.current_message()
         if self.focused is self.conversation and message is not None:
@@ -818,8 +931,10 @@ class TriageScreen(Screen[None]):
     def action_copy_trial(self) -> None:
         from ...data.export import trial_markdown
 
-        if self.trial is not None:
-            self.status(copy_text(self.app, trial_markdown(self.session, self.trial), self.status, suffix=".md"))
+        if self.trial is None:
+            self._no_trial()
+            return
+        self.status(copy_text(self.app, trial_markdown(self.session, self.trial), self.status, suffix=".md"))
 
     def _open_external(self, program: tuple[str, str], text: str, suffix: str = ".txt") -> None:
         problem = open_external(self.app, program, text, suffix)
@@ -827,8 +942,12 @@ class TriageScreen(Screen[None]):
             self.status(problem)
 
     def _current_text(self) -> str | None:
+        """The current message's text; None (and the message line says why) when there is none."""
         message = self.conversation.current_message()
-        return sanitize(message.content) if message is not None else None
+        if message is None:
+            self._no_trial() if self.trial is None else self.status("No message shown yet (the trial is loading).")
+            return None
+        return sanitize(message.content)
 
     def action_pager(self) -> None:
         text = self._current_text()
@@ -838,8 +957,10 @@ class TriageScreen(Screen[None]):
     def action_pager_trial(self) -> None:
         from ...data.export import trial_markdown
 
-        if self.trial is not None:
-            self._open_external(PAGER, trial_markdown(self.session, self.trial), ".md")
+        if self.trial is None:
+            self._no_trial()
+            return
+        self._open_external(PAGER, trial_markdown(self.session, self.trial), ".md")
 
     def action_editor(self) -> None:
         text = self._current_text()
@@ -850,6 +971,25 @@ class TriageScreen(Screen[None]):
         name = f"tracetui-export-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
         where = "download the listed trials as" if in_browser(self.app) else "export the listed trials to"
         self.prompt.ask(PromptMode.EXPORT, f"{where} (.jsonl / .parquet / .csv; Esc cancels)", name)
+
+    def export_to(self, path: str) -> None:
+        """The export prompt's answer: export, unless a file is there, which is replaced only once the
+        user says so."""
+        target = Path(path).expanduser()
+        if target.is_dir():
+            self.status(f"{path} is a folder: ctrl+e again, with a file name.")
+        elif target.exists():
+            self._overwriting = path
+            self.prompt.ask(PromptMode.OVERWRITE, f"the file exists: y replaces it, Esc keeps it ({path})")
+        else:
+            self.run_export(path)
+
+    def _overwrite_answered(self, answer: str) -> None:
+        path, self._overwriting = self._overwriting, ""
+        if answer.strip().lower() in ("y", "yes"):
+            self.run_export(path)
+        else:
+            self.status(f"Not exported: {path} is kept as it was.")
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False, description="Export")
     def run_export(self, path: str) -> None:
@@ -882,7 +1022,7 @@ class TriageScreen(Screen[None]):
         finally:
             if download is not None and not rows:
                 download.discard()
-        done = f"Exported {len(trials):,} trials ({rows:,} rows)"
+        done = f"Exported {counted(len(trials), 'trial')} ({counted(rows, 'row')})"
         if not rows:
             self.post_message(WorkDone("Export cancelled."))
         elif download is None:
@@ -901,6 +1041,49 @@ class TriageScreen(Screen[None]):
         panel.display = not panel.display
         if not panel.display and panel.has_focus:
             self.conversation.focus()
+        self.status_line.recheck()
+
+    @on(Notice)
+    def _notice(self, event: Notice) -> None:
+        self.status(event.text, about=self.about_message if event.control is self.conversation else self.about_trial)
+
+    @on(FacetList.Resized)
+    def _sidebar_resized(self, event: FacetList.Resized) -> None:
+        sidebar = self.query_one(Sidebar)
+        width = sidebar.resize(event.delta)
+
+        def about() -> object:
+            return sidebar.styles.width, sidebar.display
+
+        if width is not None:
+            self.status(f"Sidebar: {width} columns (+ / -).", about=about)
+        else:
+            self.status(
+                "The sidebar is as wide as it gets here."
+                if event.delta > 0
+                else "The sidebar is as narrow as it gets.",
+                about=about,
+            )
+
+    @on(VerifierPanel.Resized)
+    def _verifier_resized(self, event: VerifierPanel.Resized) -> None:
+        """`+` / `-` in the verifier: it grows or shrinks, or the message line says why it cannot."""
+        verifier = self.verifier
+        height = None if self.maximized is verifier else self.reading_panes.resize_verifier(event.delta)
+
+        def about() -> object:
+            return verifier.styles.height, verifier.display, self.maximized
+
+        if self.maximized is verifier:
+            self.status("The verifier is zoomed (z goes back; then + / - resize it).", about=about)
+        elif height is not None:
+            self.status(f"Verifier: {height} lines (+ / -).", about=about)
+        elif event.delta > 0:
+            self.status(
+                "The verifier is as tall as it gets here (the conversation keeps 5 lines); z zooms it.", about=about
+            )
+        else:
+            self.status("The verifier is as short as it gets; v hides it.", about=about)
 
     def action_maximize(self) -> None:
         if self.maximized is not None:
@@ -919,6 +1102,11 @@ class TriageScreen(Screen[None]):
         """A filter chosen on the stats or head-to-head screen narrows the current one."""
         if picked is not None:
             self.state = replace(self.state, selected={**self.state.selected, **picked.selected})
+            if len(self.trial_list.order):
+                shown = filters_text(picked, self.trial_list.model_names, None)
+                self.status(
+                    f"Filter {shown} on: {counted(len(self.trial_list.order), 'trial')}.", about=self.about_filters
+                )
 
     # The other screens import on first use: they are not needed for the first frame.
     def action_stats(self) -> None:
@@ -939,22 +1127,23 @@ class TriageScreen(Screen[None]):
 
         trial = self.trial
         if trial is None or pick_counterpart(self.session, trial) is None:
-            self.status("No other attempt of this task to compare with.")
+            self.status("No other attempt of this task to compare with.", about=self.about_trial)
             return
 
         def chosen(other: int | None) -> None:
             if other is not None:
+                self._compared[trial] = other
                 self.when_ready((trial, other), lambda: self.app.push_screen(CompareScreen(self.session, trial, other)))
 
-        self.app.push_screen(ComparePicker(self.session, trial, self.trial_list.model_names), chosen)
+        names = self.trial_list.model_names
+        self.app.push_screen(ComparePicker(self.session, trial, names, self._compared.get(trial)), chosen)
 
     def action_recording(self) -> None:
         """r: the trial's terminal recording, at the episode of the message being read."""
         from .recording import RecordingScreen
 
-        self.show_trial(self.trial_list.current_trial)  # a list move still in the queue comes first
         if self.trial is None:
-            self.status("No trial listed (x clears the filters).")
+            self._no_trial()
             return
         path = self.session.recording(self.trial)
         if path is None:

@@ -11,7 +11,7 @@ import numpy as np
 from ...data.facets import FilterState
 from ...data.session import Session
 from ...data.trials import NOT_GRADED, PASS, RUNNING
-from ..format import human_size, result_text
+from ..format import counted, episode_of, human_size, result_text
 from ..widgets.bars import Part
 from ..widgets.conversation import ConversationView
 
@@ -91,28 +91,38 @@ def hack_free_parts(passed: int, rated: int, hacked_passes: np.ndarray | None) -
 
 
 def position_versions(session: Session, trial: int, model: str, conversation: ConversationView) -> list[list[Part]]:
-    """The trial, its model and result, and where the conversation pane is (episode, message)."""
+    """The trial, its model and result, and where the conversation pane is (episode, message). On a
+    narrow terminal the trial goes by its attempt id (the list shows its task) before the sub-agent
+    conversation shown, or where the pane is, is cut."""
     info = session.info(trial)
     episode, episodes = conversation.episode_position()
-    name: Part = (info.trial_name or info.task, "bold")
+    trial_name = info.trial_name or info.task
+    name: Part = (trial_name, "bold")
+    attempt: Part = (trial_name.rsplit("__", 1)[-1], "bold")
     result = f"  {result_text(info.result, info.reward)}  "
     head: list[Part] = [name, f"  {model}", result]
+    sub: list[Part] = []
+    short_sub: list[Part] = []
     if conversation.title != "main":
-        head.append((f"[sub-agent: {conversation.title}]  ", "magenta"))
+        sub = [(f"[sub-agent: {conversation.title}]  ", "magenta")]
+        short_sub = [(f"[{conversation.title}] ", "magenta")]
     where: list[Part] = []
     short_where: list[Part] = []
     if episode is not None:
-        where.append(f"episode {episode}/{episodes}  ")
-        short_where.append(f"ep {episode}/{episodes} ")
+        where.append(f"{episode_of(episode, episodes)}  ")
+        short_where.append(f"{episode_of(episode, episodes, 'ep')} ")
     if conversation.messages:
         where.append(f"message {conversation.current + 1}/{len(conversation.messages)}  ")
         short_where.append(f"msg {conversation.current + 1}/{len(conversation.messages)}")
     history = conversation.history
     subs = len(history.subagents) if history else 0
-    more: list[Part] = [(f"  ·  {subs} sub-agent conversations (u)", "dim")] if subs else []
+    more: list[Part] = [(f"  ·  {counted(subs, 'sub-agent conversation')} (u)", "dim")] if subs else []
     return [
-        [*head, *where, (human_size(info.size), "dim"), *more],
-        [*head, *where, *([(f"· {subs} sub-agents (u)", "dim")] if subs else [])],
-        [*head, *short_where],
-        [name, result, *head[3:], *short_where],
+        [*head, *sub, *where, (human_size(info.size), "dim"), *more],
+        [*head, *sub, *where, *([(f"· {counted(subs, 'sub-agent')} (u)", "dim")] if subs else [])],
+        [*head, *sub, *short_where],
+        [name, result, *sub, *short_where],
+        [attempt, result, *sub, *short_where],
+        [attempt, result, *short_sub, *short_where],
+        [attempt, " ", *short_sub, *short_where],
     ]

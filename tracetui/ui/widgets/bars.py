@@ -49,6 +49,33 @@ class InfoBar(Static):
         return cut_at_word(self._versions[-1], width)
 
 
+class MessageBar(InfoBar):
+    """The message line: a message too long for one line wraps onto the next (up to `MAX_LINES`,
+    its height following), so what an action did is never lost to the terminal's width."""
+
+    MAX_LINES = 3
+    DEFAULT_CSS = "MessageBar { height: auto; max-height: 3; }"
+
+    def show_versions(self, *versions: tuple[Part, ...] | list[Part]) -> None:
+        super().show_versions(*versions)
+        self.refresh(layout=True)  # its height follows the lines the message takes
+
+    def render(self):
+        if not self._versions:
+            return super().render()
+        width = self.content_region.width or self.size.width
+        text = self._versions[0]
+        if text.cell_len <= width or width <= 0:
+            return text
+        lines = text.copy()
+        lines.no_wrap = False
+        wrapped = list(lines.wrap(self.app.console, width, overflow="fold"))
+        if len(wrapped) > self.MAX_LINES:
+            last = Text(" ").join(wrapped[self.MAX_LINES - 1 :])
+            wrapped = [*wrapped[: self.MAX_LINES - 1], cut_at_word(last, width)]
+        return Text("\n").join(wrapped)
+
+
 def _line(parts: Sequence[Part]) -> Text:
     text = Text(no_wrap=True, overflow="crop")
     for part in parts:
@@ -86,6 +113,8 @@ class PromptMode(Enum):
     SEARCH = "search"
     EPISODE = "episode"
     EXPORT = "export"
+    OVERWRITE = "overwrite"
+    """Whether the export may replace the file that is there (y)."""
     VALUES = "values"
     """The sidebar's value filter: the screen narrows the values as the text changes."""
 

@@ -256,16 +256,27 @@ class BlockView(LineView, can_focus=True):
         return len(self.matches)
 
     def goto_match(self, step: int) -> tuple[int, int]:
-        """Move to the next (step=1) or previous (-1) match from the current one; (position, count)."""
+        """Move to the next (step=1) or previous (-1) match from the current one, or from the view when
+        the current one is out of it (scrolled away, `G`): the first match from its top, the last one
+        up to its bottom; (position, count)."""
         if not self.matches:
             return 0, 0
-        if self.match_index < 0:
-            top = int(self.scroll_offset.y)
-            after = [i for i, m in enumerate(self.matches) if self._match_line(m) >= top]
-            self.match_index = (after[0] if after else 0) if step > 0 else ((after[0] - 1) if after else -1)
-            self.match_index %= len(self.matches)
-        else:
+        top = int(self.scroll_offset.y)
+        bottom = top + self.scrollable_content_region.height
+        current = self._match_line(self.matches[self.match_index]) if self.match_index >= 0 else None
+        if current is not None and top <= current < bottom:
             self.match_index = (self.match_index + step) % len(self.matches)
+        elif step > 0:
+            after = [i for i, m in enumerate(self.matches) if self._match_line(m) >= top]
+            self.match_index = after[0] if after else 0
+        else:
+            before = [i for i, m in enumerate(self.matches) if self._match_line(m) < bottom]
+            self.match_index = before[-1] if before else len(self.matches) - 1
+        return self.show_match(self.match_index)
+
+    def show_match(self, index: int) -> tuple[int, int]:
+        """Make match `index` the current one, in view; (position, count)."""
+        self.match_index = index
         line = self._match_line(self.matches[self.match_index])
         self.scroll_to(y=max(0, line - self.scrollable_content_region.height // 3), animate=False, immediate=True)
         self.repaint()

@@ -18,6 +18,7 @@ from ...render.messages import MessageState, message_blocks
 from ...trace.model import Message, TrialHistory
 from .. import keymap
 from .block_view import BlockView
+from .line_view import Notice
 
 CURRENT = Style(color="cyan", bold=True)
 EPISODE = Style(color="bright_black")
@@ -207,6 +208,9 @@ class ConversationView(BlockView):
         elif Toggle.EXPAND in actions or state.expanded:
             state = MessageState(state.think_open, not state.expanded)
         else:
+            self.post_message(
+                Notice(self, "Nothing to fold or expand in this message (Enter acts on ▸ lines; t: all reasoning).")
+            )
             return
         self.states[index] = state
         self.replace_blocks(start, end, self._message_blocks(index))
@@ -231,8 +235,7 @@ class ConversationView(BlockView):
         inside = [n for n, (block, _, _) in enumerate(self.matches) if start <= block < end]
         if not inside:
             return False
-        self.match_index = (inside[0] - 1) % len(self.matches)
-        self.goto_match(+1)
+        self.show_match(inside[0])
         return True
 
     def action_last(self) -> None:

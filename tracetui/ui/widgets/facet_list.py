@@ -20,11 +20,14 @@ from textual.strip import Strip
 
 from ...data.facets import Facet, FacetResult, FilterState
 from .. import keymap
+from ..cuts import Cuts
 from ..format import OUTCOME_BADGES, fit
 from .cursor_list import CursorList
 from .findings_panel import kind_badge
 
 TOP_VALUES = 8
+RESIZE_STEP = 4
+"""Columns `+` / `-` add to or take from the sidebar."""
 HEADER = Style(bold=True, underline=True)
 SELECTED_ROW = Style(reverse=True)
 DIM = Style(dim=True)
@@ -67,6 +70,13 @@ class FacetList(CursorList):
     class FilterValues(Message):
         """`/` in the sidebar: the screen asks for the text that narrows the values."""
 
+    class Resized(Message):
+        """`+` / `-`: the sidebar `delta` columns wider (or narrower)."""
+
+        def __init__(self, delta: int) -> None:
+            super().__init__()
+            self.delta = delta
+
     state: reactive[FilterState] = reactive(FilterState, init=False)
     """The screen's filters (bound to them): which values are on."""
 
@@ -79,6 +89,8 @@ class FacetList(CursorList):
         self.expanded: set[str] = set()
         self.narrowed_to = ""
         self._orders: dict[str, np.ndarray] = {}
+        self._cuts: dict[str, Cuts] = {}
+        """Per facet: its values' names cut so that each still names one value."""
 
     def set_facets(self, facets: list[Facet], totals: dict[str, np.ndarray], names: dict[str, dict[str, str]]) -> None:
         """The facets to show, the order of their values (by overall count, fixed from then on) and
@@ -93,6 +105,9 @@ class FacetList(CursorList):
             else:
                 order = np.argsort(-counts, kind="stable")
             self._orders[facet.name] = order[counts[order] > 0]
+            self._cuts[facet.name] = Cuts(
+                self.shown_label(facet.name, facet.labels[c]) for c in self._orders[facet.name]
+            )
         self._build_rows(current)
 
     def update(self, result: FacetResult) -> None:
@@ -199,6 +214,12 @@ class FacetList(CursorList):
     def action_filter_values(self) -> None:
         self.post_message(self.FilterValues())
 
+    def action_grow(self) -> None:
+        self.post_message(self.Resized(+RESIZE_STEP))
+
+    def action_shrink(self) -> None:
+        self.post_message(self.Resized(-RESIZE_STEP))
+
     # --- drawing -------------------------------------------------------------------------------
     def _facet(self, name: str) -> Facet:
         return next(f for f in self.facets if f.name == name)
@@ -231,7 +252,9 @@ class FacetList(CursorList):
                 segments.append(Segment(badge[0] + " ", badge[1]))
                 name_width -= 2
             segments += [
-                Segment(fit(self.shown_label(facet.name, label), name_width), style),
+                Segment(
+                    fit(self._cuts[facet.name](self.shown_label(facet.name, label), name_width), name_width), style
+                ),
                 Segment(" " + count_text, DIM),
             ]
         return self.line_strip(segments, width, SELECTED_ROW if selected and self.has_focus else None)

@@ -75,9 +75,19 @@ class FindingsPanel(CursorList):
         self.findings = findings
         self.reached = -1
         self.give_room(self.giving_room)
-        count = len(findings)
-        self.border_title = f"findings ({count}) · Enter shows the evidence · ! next"
-        self.set_row_count(count, 0)
+        self._title()
+        self.set_row_count(len(findings), 0)
+
+    def _title(self) -> None:
+        """The title says the count and the keys, in fewer words when the pane is narrow."""
+        count = f"findings ({len(self.findings)})"
+        width = self.size.width - 4  # the border's corners and the title's spaces
+        versions = (f"{count} · Enter shows the evidence · ! next", f"{count} · Enter: evidence · ! next", count)
+        self.border_title = next((v for v in versions if len(v) <= width), count)
+
+    def on_resize(self) -> None:
+        super().on_resize()
+        self._title()
 
     def mark_reached(self, position: int) -> None:
         self.reached = position

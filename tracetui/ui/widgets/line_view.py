@@ -6,6 +6,7 @@ what they all need to draw only the lines in view, cheaply.
   cursor's style added on the selected row.
 - `keep_in_view` scrolls the least that shows a line (the cursor).
 - Views whose rows show focus (a cursor drawn only while focused) repaint when it comes and goes.
+- A key with nothing to act on says so (`Notice`, which the screen shows in its message line).
 """
 
 from __future__ import annotations
@@ -15,8 +16,22 @@ from typing import ClassVar
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region
+from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+
+class Notice(Message):
+    """A word for the screen's message line: why a key did nothing in `widget`."""
+
+    def __init__(self, widget: LineView, text: str) -> None:
+        super().__init__()
+        self.widget = widget
+        self.text = text
+
+    @property
+    def control(self) -> LineView:
+        return self.widget
 
 
 class LineView(ScrollView):

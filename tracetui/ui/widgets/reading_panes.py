@@ -1,8 +1,8 @@
 """The triage screen's right-hand column, which shares its height between the trial list, the conversation,
 the trial's findings and the verifier.
 
-On a short terminal (80x24) the pane in use gets the room: 8 trial rows while you choose a trial, 3 while
-you read it (the trial's findings then take their lines from the verifier), a tall verifier while it has
+On a short terminal (80x24) the pane in use gets the room: 8 trial rows while you choose a trial (fewer
+when fewer are listed), 3 while you read it (the trial's findings then take their lines from the verifier), a tall verifier while it has
 focus (the findings hide meanwhile); `+` / `-` in the verifier and zoom (`z`) adjust the rest.
 The container follows the screen's focus and zoom, and its own height, which is the screen's less the
 bars around it.
@@ -16,6 +16,7 @@ from textual.widget import Widget
 from .bars import PromptBar
 from .conversation import ConversationView
 from .findings_panel import FindingsPanel
+from .trial_list import TrialList
 from .verifier_panel import VerifierPanel
 
 LIST_ROWS = 8
@@ -55,6 +56,14 @@ class ReadingPanes(Vertical):
         """Heights of the trial list, the findings and the verifier; the conversation takes the rest."""
         if not self.is_mounted:
             return
+        verifier = self.query_one(VerifierPanel)
+        rows, base, limit = self._heights()
+        self.query_one("#list-pane").styles.height = rows + 1
+        height = max(3, min(base + self._verifier_delta, limit))
+        verifier.styles.height = "1fr" if self.screen.maximized is verifier else height
+
+    def _heights(self) -> tuple[int, int, int]:
+        """(trial rows, the verifier's height before + / -, its greatest height); sets the findings'."""
         body = self.size.height
         short = body < SHORT_BODY
         verifier = self.query_one(VerifierPanel)
@@ -62,18 +71,22 @@ class ReadingPanes(Vertical):
         in_use = self._pane_in_use
         reading = in_use in (verifier, findings, self.query_one(ConversationView))
         rows = READING_ROWS if short and reading else max(LIST_ROWS, int(body * VERIFIER_SHARE) - 1)
-        self.query_one("#list-pane").styles.height = rows + 1
+        rows = min(rows, max(1, self.query_one(TrialList).row_count))  # a short list gives the rest away
         findings.give_room(short and in_use is verifier)
-        height = max(3, round(body * VERIFIER_SHARE) + self._verifier_delta)
+        base = max(3, round(body * VERIFIER_SHARE))
         if short and in_use is verifier:
-            height = max(height, body // 2 + 2)
+            base = max(base, body // 2 + 2)
         elif short:
-            height = max(3, height - findings.lines)  # the trial's findings take their lines from it
-        height = min(height, max(3, body - rows - 1 - findings.lines - CONVERSATION_KEEPS))
-        verifier.styles.height = "1fr" if self.screen.maximized is verifier else height
+            base = max(3, base - findings.lines)  # the trial's findings take their lines from it
+        limit = max(3, body - rows - 1 - findings.lines - CONVERSATION_KEEPS)
+        return rows, base, limit
 
-    def on_verifier_panel_resized(self, event: VerifierPanel.Resized) -> None:
-        """`+` / `-` in the verifier panel: grow or shrink it by whole lines, from the height it shows."""
-        shown = self.query_one(VerifierPanel).outer_size.height
-        self._verifier_delta = shown + event.delta - round(self.size.height * VERIFIER_SHARE)
+    def resize_verifier(self, delta: int) -> int | None:
+        """`+` / `-` in the verifier panel: `delta` more (or fewer) lines, as far as they go; returns
+        its new height, or None at its limit (3 lines, or the conversation's last 5)."""
+        _, base, limit = self._heights()
+        before = max(3, min(base + self._verifier_delta, limit))
+        after = max(3, min(before + delta, limit))
+        self._verifier_delta = after - base
         self.arrange_panes()
+        return after if after != before else None

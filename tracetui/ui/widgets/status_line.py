@@ -3,9 +3,13 @@
 Background news (the progress of an index built in the background) shows only while the line has
 nothing of the user's to say. A held message (a change to what the user wrote: labels, notes) stays
 at least `STATUS_HOLD` seconds against background news; the user's next action still replaces it.
+A message that describes a state (the filters, the trial shown, the sort) says which (`about`): it
+goes as soon as that state changes (`recheck`), so no message outlives what it describes.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -13,7 +17,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import ProgressBar
 
-from .bars import InfoBar
+from .bars import MessageBar
 
 STATUS_HOLD = 6.0
 """Seconds a held message stays against background messages."""
@@ -28,24 +32,37 @@ class StatusLine(Horizontal):
         """The message shown."""
         self._news = False  # the message shown is background news
         self._held: Timer | None = None  # ends a held message
+        self._about: tuple[Callable[[], object], object] | None = None
+        """The state the message describes, and its value when it was said."""
 
     def compose(self) -> ComposeResult:
-        yield InfoBar(id="status")
+        yield MessageBar(id="status")
         yield ProgressBar(total=1.0, show_eta=False, id="work")
         yield from self.others
 
-    def say(self, message: str, hold: bool = False, background: bool = False) -> None:
-        """Show `message`; `hold` keeps it against background messages, which give way to it."""
+    def say(
+        self, message: str, hold: bool = False, background: bool = False, about: Callable[[], object] | None = None
+    ) -> None:
+        """Show `message`; `hold` keeps it against background messages, which give way to it; `about`
+        gives the state it describes (it goes when that changes)."""
         if background and self._held is not None:
             return
         self._news = False
+        self._about = (about, about()) if about is not None else None
         if self._held is not None:
             self._held.stop()
             self._held = None
         if hold:
             self._held = self.set_timer(STATUS_HOLD, self._release)
         self.text = message
-        self.query_one("#status", InfoBar).show((message, "italic"))
+        self.query_one("#status", MessageBar).show((message, "italic"))
+
+    def recheck(self, *_changed: object) -> None:
+        """The message goes if the state it describes has changed since it was said."""
+        if self._about is not None:
+            about, value = self._about
+            if about() != value:
+                self.say("")
 
     def _release(self) -> None:
         self._held = None

@@ -1,7 +1,7 @@
 """The trial list: one line per trial, virtual, sorted and filtered by the screen, and its header.
 
-The columns give way by priority on narrow panes (see `columns`); features add their own columns
-(tests, labels) with `set_column`. The header renders from the same columns at the list's width in the
+The columns give way by priority on narrow panes (see `columns`), and names cut to a narrow column
+stay told apart (see `cuts`); features add their own columns (tests, labels) with `set_column`. The header renders from the same columns at the list's width in the
 same frame, so titles and cells cannot disagree.
 """
 
@@ -18,6 +18,7 @@ from textual.widget import Widget
 
 from ...data.session import Session
 from .. import keymap
+from ..cuts import Cuts
 from ..format import OUTCOME_BADGES, fit, model_names
 from .columns import Column, fit_columns
 from .cursor_list import CursorList
@@ -49,7 +50,10 @@ class TrialList(CursorList):
 
     def _base_columns(self) -> list[Column]:
         info = self.session.info
-        longest_task = max((cell_len(t) for t in self.session.facets.facets["task"].labels), default=8)
+        tasks = self.session.facets.facets["task"].labels
+        longest_task = max((cell_len(t) for t in tasks), default=8)
+        task_cut, model_cut = Cuts(tasks), Cuts(self.model_names.values())
+        dataset_cut = Cuts(ds.label for ds in self.session.datasets)
         columns = [
             Column(
                 "outcome",
@@ -63,7 +67,7 @@ class TrialList(CursorList):
                 "task",
                 "task",
                 min(TASK_WIDTH, longest_task),
-                lambda t, w: info(t).task or info(t).trial_name,
+                lambda t, w: task_cut(info(t).task or info(t).trial_name, w),
                 sort_key="task",
                 flex=True,
             ),
@@ -71,7 +75,7 @@ class TrialList(CursorList):
                 "model",
                 "model",
                 18,
-                lambda t, w: self.model_names.get(info(t).model, "—"),
+                lambda t, w: model_cut(self.model_names.get(info(t).model, "—"), w),
                 give_way=((30, 12), (70, 8)),
                 sort_key="model",
             ),
@@ -93,7 +97,14 @@ class TrialList(CursorList):
         if len(self.session.datasets) > 1:
             columns.insert(
                 1,
-                Column("dataset", "dataset", 12, lambda t, w: info(t).dataset, give_way=((35, 8), (60, 0)), style=DIM),
+                Column(
+                    "dataset",
+                    "dataset",
+                    12,
+                    lambda t, w: dataset_cut(info(t).dataset, w),
+                    give_way=((35, 8), (60, 0)),
+                    style=DIM,
+                ),
             )
         return columns
 

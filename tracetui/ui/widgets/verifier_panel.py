@@ -14,6 +14,7 @@ from ...render.verifier import verifier_view
 from .. import keymap
 from .block_view import BlockView
 from .cursor_list import CursorKeys
+from .line_view import Notice
 
 if TYPE_CHECKING:
     from ...verifier import VerifierReport
@@ -109,6 +110,10 @@ class VerifierPanel(CursorKeys, BlockView):
             case Toggle.EXPAND:
                 self.expanded = True
                 self._render_view(keep_scroll=True)
+            case _:
+                self.post_message(
+                    Notice(self, "Enter acts on a failed test (its traceback) or a ▸ fold; this line is neither.")
+                )
 
     def failures(self) -> list[tuple[str, int]]:
         """(test name, log line of its traceback) of the failed tests the panel can jump to, in its order."""
