@@ -124,6 +124,7 @@ class TraceApp(App):
         self.user_keymap: dict[str, str] = {}
         """The config file's `[keymap]`: binding id → keys (the help screen and palette show them)."""
         self._notices = Notices(self)
+        self.keys = KeyOrder(self, super().on_event)
 
     def on_unmount(self) -> None:
         logging.getLogger("tracetui").removeHandler(self._notices)
@@ -147,7 +148,6 @@ class TraceApp(App):
             self.exit()
         else:
             triage.request_quit()
-        self.keys = KeyOrder(self, super().on_event)
 
     async def on_event(self, event: events.Event) -> None:
         """Keys go through `KeyOrder`: in order, each once the one before has done all it does."""
