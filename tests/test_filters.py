@@ -71,7 +71,9 @@ def test_repeated_filters_or_within_a_facet_and_exclusions_apart():
         ),
         (
             "modle=gpt-4o",
-            "--filter modle=gpt-4o: no facet 'modle' (did you mean model?); facets: " + ", ".join(FACET_NAMES),
+            "--filter modle=gpt-4o: no facet 'modle' (did you mean model?); facets: "
+            + ", ".join(FACET_NAMES)
+            + ", ask:NAME",
         ),
         ("noequals", "--filter 'noequals': expected FACET=VALUE, e.g. model=gpt-4o"),
         ("model=llama", "--filter model=llama: no such value; one of: " + ", ".join(KNOWN["model"])),

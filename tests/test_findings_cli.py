@@ -75,7 +75,7 @@ def test_export_a_clean_subset(source, tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert {json.loads(line)["trial_name"] for line in out.read_text().splitlines()} == {"fix-parser__clean01"}
-    done = tracetui("export", source, "--filter", "finding=test-tampering", "-o", str(out))
+    done = tracetui("export", source, "--filter", "finding=test-tampering", "-o", str(out), "--force")
     assert done.stdout.startswith("exported 1 trial (4 rows)")
 
 

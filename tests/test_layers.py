@@ -17,6 +17,7 @@ LAYERS = [
     {"findings"},
     {"data"},
     {"store", "render", "clipboard", "demo"},
+    {"ask"},
     {"ui"},
     {"web"},
     {"commands"},
@@ -24,7 +25,7 @@ LAYERS = [
     {"__main__"},
 ]
 """Lowest first: the trace model and the verifier-log parser know nothing of ours; data knows nothing of
-rendering or the UI; the command line is on top."""
+rendering or the UI; `ask` shows the model what the conversation pane shows; the command line is on top."""
 FORBIDDEN = {
     "trace": {"rich", "textual", "pyarrow"},
     "verifier": {"rich", "textual", "pyarrow", "numpy", "orjson"},  # the standard library only
@@ -32,6 +33,7 @@ FORBIDDEN = {
     "data": {"rich", "textual"},
     "store": {"rich", "textual"},  # and its SQLite store the standard library only: STDLIB_ONLY
     "render": {"textual"},
+    "ask": {"rich", "textual", "pyarrow"},
     "ui": {"pyarrow"},  # widgets and screens read the data layer's arrays, never the files
 }
 """Third-party packages a layer must not import."""

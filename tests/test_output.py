@@ -82,14 +82,26 @@ def run_in_terminal(args: list[str], columns: int) -> str:
     return b"".join(chunks).decode().replace("\r\n", "\n")
 
 
-@pytest.mark.parametrize("command", [["findings"], ["stats"], ["stats", "--by", "finding,model"]])
-def test_findings_and_stats_fit_an_80_column_terminal(demo_dir, command):
+@pytest.mark.parametrize(
+    "command",
+    [["findings"], ["stats"], ["stats", "--by", "finding,model"], ["stats", "--by", "dataset,task"], ["jobs"]],
+)
+def test_findings_and_stats_fit_an_80_column_terminal(demo_dir, tmp_path, command):
+    """Every kind of table: findings, stats with its usage columns (a job folder records tokens and cost),
+    a head-to-head of two datasets; what cannot fit is left out and named, never printed past the edge."""
+    from .jobs_helpers import SAMPLE, copy_tree
     from .ui_helpers import demo_sources
 
-    source = demo_sources(demo_dir)[0].dataset_id
-    shown = run_in_terminal([*command, source], 80)
+    sources = [s.dataset_id for s in demo_sources(demo_dir)]
+    if command == ["jobs"]:
+        command, sources = ["stats"], [str(copy_tree(SAMPLE / "jobs", tmp_path / "jobs"))]
+    elif "dataset,task" not in command:
+        sources = sources[:1]
+    shown = run_in_terminal([*command, *sources], 80)
     assert shown.strip() and max(len(line) for line in shown.splitlines()) <= 80
     piped = subprocess.run(
-        [sys.executable, "-m", "tracetui", *command, source], capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "tracetui", *command, *sources], capture_output=True, text=True, timeout=300
     )
     assert max(len(line) for line in piped.stdout.splitlines()) > 80  # whole when piped
+    if "left out to fit" in shown:
+        assert "left out to fit" not in piped.stdout

@@ -46,6 +46,7 @@ def open_parser() -> argparse.ArgumentParser:
         "  export    write the filtered or labelled trials to jsonl / parquet / csv\n"
         "  labels    your labels and notes on a dataset's trials; `labels import FILE` restores unsaved ones\n"
         "  findings  what went wrong in each trial (tampering, false claims, loops...), one record each\n"
+        "  ask       ask every trial a question through a local model server (vLLM, SGLang, llama.cpp)\n"
         "  web       serve the app to a browser (pip install 'tracetui[web]')\n"
         "  cache     what the cache keeps (converted datasets), and `cache clear` to remove it",
         epilog=EXAMPLES,
@@ -168,6 +169,7 @@ COMMANDS = {
     "export": _lazy("tracetui.commands.export"),
     "labels": _lazy("tracetui.commands.labels"),
     "findings": _lazy("tracetui.commands.findings"),
+    "ask": _lazy("tracetui.commands.ask"),
     "web": _lazy("tracetui.commands.web"),
     "cache": _lazy("tracetui.commands.cache"),
 }

@@ -15,8 +15,9 @@ from collections.abc import Callable
 from ..data.errors import one_line
 
 FILTER_HELP = (
-    "FACET=VALUE: outcome, result, model, task, agent, provider, source, dataset, label, failed_test "
-    "or finding; a value may be a unique part of the name, e.g. model=gpt-5-mini (repeatable)"
+    "FACET=VALUE: outcome, result, model, task, agent, provider, source, dataset, label, failed_test, "
+    "finding or ask:NAME (a question's answers); a value may be a unique part of the name, e.g. "
+    "model=gpt-5-mini (repeatable)"
 )
 
 

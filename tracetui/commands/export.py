@@ -1,9 +1,11 @@
-"""`tracetui export SOURCE… -o OUT`: the chosen trials' original rows, with their labels and notes."""
+"""`tracetui export SOURCE… -o OUT`: the chosen trials' original rows, with their labels and notes and
+the answers to the questions asked of them."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from ..ask.index import answer_columns
 from ..data.errors import SourceError
 from ..data.export import FORMATS, export_trials, without_rows
 from ..data.facets import parse_filter_args
@@ -15,8 +17,8 @@ from .selection import Extras, add_label_facet, chosen_trials, filter_args, open
 def parser():
     parser = subcommand(
         "export",
-        "Write the original rows of the matching trials, plus tracetui_labels and tracetui_note, "
-        f"to a {', '.join(FORMATS)} file (by the suffix).",
+        "Write the original rows of the matching trials, plus tracetui_labels, tracetui_note and "
+        f"tracetui_ask_NAME for each question asked of them, to a {', '.join(FORMATS)} file (by the suffix).",
         filters="keep trials with this value, e.g. result=0.0 or finding=false-claim",
         exclude=True,
     )
@@ -58,6 +60,7 @@ def _export(args) -> int:
         labels={t: set(r.labels) for t, r in records.items()},
         notes={t: r.note for t, r in records.items() if r.note},
         progress=print_progress,
+        columns=answer_columns(session),
     )
     end_progress()
     empty = len(without_rows(session, trials))

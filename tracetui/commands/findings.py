@@ -16,7 +16,7 @@ from ..data.trials import RUNNING
 from ..findings import KIND_NAMES, KINDS
 from . import run as run_command
 from . import subcommand
-from .output import print_table, write_csv, write_jsonl
+from .output import trial_record, write_records
 from .selection import Extras, filter_args, filter_state, findings_index, open_sources
 
 FIELDS = ("dataset", "trial_name", "task", "model", "result", "kind", "message", "evidence")
@@ -67,23 +67,14 @@ def _findings(args) -> int:
             if finding.kind in kinds:
                 records.append(
                     {
-                        "dataset": info.dataset,
-                        "trial_name": info.trial_name,
-                        "task": info.task,
-                        "model": info.model,
-                        "result": info.result,
+                        **trial_record(info),
                         "kind": finding.kind,
                         "message": finding.message,
                         "evidence": finding.evidence,
                     }
                 )
-    if args.format == "jsonl":
-        write_jsonl(records)
-    elif args.format == "csv":
-        write_csv(records, FIELDS)
-    else:
-        table = [{k: str(r[k]) for k in TABLE_FIELDS} for r in records]
-        print_table(table, empty="(no findings)", width=72, wrap="evidence")
+    write_records(args.format, records, FIELDS, TABLE_FIELDS, "(no findings)", width=72, wrap="evidence")
+    if args.format == "table":
         trials = len({(r["dataset"], r["trial_name"]) for r in records})
         still = f"; {running:,} of the trials read {'is' if running == 1 else 'are'} still running" if running else ""
         print(

@@ -27,13 +27,15 @@ def print_table(
     width: int = CELL_WIDTH,
     wrap: str | None = None,
     columns: int | None = None,
+    spare: Sequence[str] = (),
 ) -> None:
     """Columns padded to their widest cell; text left-aligned, numbers right-aligned.
 
-    On a terminal (or given `columns`) the table fits its width: text columns narrow, the widest
-    first (the `wrap` column's cells then wrap onto more lines, up to `WRAP_LINES`; the others are
-    cut where they differ, so rows stay told apart), and titles wrap at `_` above narrow numbers.
-    Piped, every column keeps its full width."""
+    On a terminal (or given `columns`) the table fits its width: the `spare` columns are left out, in
+    their order, while the others cannot fit at their narrowest (a line after the table names them);
+    text columns narrow, the widest first (the `wrap` column's cells then wrap onto more lines, up to
+    `WRAP_LINES`; the others are cut where they differ, so rows stay told apart), and titles wrap at
+    `_` above narrow numbers. Piped, every column keeps its full width."""
     if not rows:
         print(empty)
         return
@@ -41,8 +43,8 @@ def print_table(
     cells = [{h: cell(row[h], width) for h in headers} for row in rows]
     numeric = {h: all(_numeric(r[h]) for r in cells) for h in headers}
     widths = {h: max(len(h), *(len(r[h]) for r in cells)) for h in headers}
-    if columns is None and sys.stdout.isatty():
-        columns = shutil.get_terminal_size().columns
+    columns = columns if columns is not None else terminal_columns()
+    left_out: list[str] = []
     if columns is not None:
         least = {
             h: max(_title_least(h), *(len(r[h]) for r in cells))
@@ -50,7 +52,14 @@ def print_table(
             else min(widths[h], max(NARROWEST, _title_least(h)))
             for h in headers
         }
-        _fit_widths(widths, least, columns, wrap)
+        roomy = {h: least[h] if numeric[h] else min(widths[h], ROOMY) for h in headers}
+        for h in (h for h in spare if h in headers):
+            if sum(roomy[k] for k in headers) + 2 * (len(headers) - 1) <= columns:
+                break
+            headers.remove(h)
+            left_out.append(h)
+            del widths[h]
+        _fit_widths(widths, least, numeric, columns, wrap)
     cuts = {h: Cuts(r[h] for r in cells) for h in headers if not numeric[h] and h != wrap}
 
     def shown(h: str, text: str) -> list[str]:
@@ -71,6 +80,25 @@ def print_table(
     print("  ".join("-" * widths[h] for h in headers))
     for row in cells:
         print_lines({h: shown(h, row[h]) for h in headers})
+    if left_out:
+        print_note(
+            f"left out to fit {columns} columns: {', '.join(left_out)} (a wider terminal, or --format csv, shows them)"
+        )
+
+
+def terminal_columns() -> int | None:
+    """The terminal's width when stdout is one; None when piped (then nothing is fitted to a width)."""
+    return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+
+
+def print_note(text: str, indent: str = "") -> None:
+    """A line of prose about a table, wrapped to the terminal's width (whole when piped); `indent`
+    starts each of its lines."""
+    columns = terminal_columns()
+    if not columns:
+        print(indent + text)
+        return
+    print("\n".join(textwrap.wrap(text, columns, initial_indent=indent, subsequent_indent=indent + "  ")))
 
 
 NARROWEST = 8
@@ -81,14 +109,22 @@ WRAP_LINES = 3
 """Lines a wrapped cell takes at most; the last one is cut ("…")."""
 
 
-def _fit_widths(widths: dict[str, int], least: dict[str, int], columns: int, wrap: str | None) -> None:
-    """Narrow columns until the table fits in `columns` (or none can narrow more): the widest text
-    column but the wrapping one to `ROOMY` first, then the wrapping one to it, then any to `least`."""
+def _fit_widths(
+    widths: dict[str, int], least: dict[str, int], numeric: dict[str, bool], columns: int, wrap: str | None
+) -> None:
+    """Narrow columns until the table fits in `columns` (or none can narrow more): numbers first (their
+    titles wrap), then the widest text column but the wrapping one to `ROOMY`, then the wrapping one
+    to it, then any to `least`."""
 
     def total() -> int:
         return sum(widths.values()) + 2 * (len(widths) - 1)
 
-    steps = ((ROOMY, lambda h: h != wrap and least[h] < widths[h]), (ROOMY, lambda h: h == wrap), (0, lambda h: True))
+    steps = (
+        (0, lambda h: numeric[h]),
+        (ROOMY, lambda h: h != wrap and not numeric[h]),
+        (ROOMY, lambda h: h == wrap),
+        (0, lambda h: True),
+    )
     for floor, which in steps:
         while total() > columns:
             shrinkable = [h for h in widths if which(h) and widths[h] > max(least[h], floor)]
@@ -130,7 +166,9 @@ def cell(text: str, width: int = CELL_WIDTH) -> str:
 
 
 def _numeric(text: str) -> bool:
-    return text == "-" or text.rstrip("%").lstrip("+-").replace(".", "", 1).isdigit()
+    """A figure (right-aligned, never cut): `12`, `-3.5`, `55.6%`, `15,068`, `$0.07`, `115s`, or `-`."""
+    figure = text.lstrip("+-−").lstrip("$").rstrip("%s").replace(",", "")
+    return text == "-" or figure.replace(".", "", 1).isdigit()
 
 
 def plain(value: object) -> object:
@@ -164,3 +202,34 @@ def _csv_value(value: object) -> object:
     if value is None:
         return ""
     return ";".join(map(str, value)) if isinstance(value, (list, tuple)) else value
+
+
+def write_records(
+    format_: str,
+    records: Sequence[Record],
+    fields: Sequence[str],
+    table_fields: Sequence[str],
+    empty: str,
+    width: int = CELL_WIDTH,
+    wrap: str | None = None,
+) -> None:
+    """Records in a command's --format: json lines, csv with `fields`, or a table of `table_fields`
+    (None shown as "-"; the `wrap` column wraps when the terminal is narrow: see `print_table`)."""
+    if format_ == "jsonl":
+        write_jsonl(records)
+    elif format_ == "csv":
+        write_csv(records, fields)
+    else:
+        rows = [{k: "-" if r[k] is None else str(r[k]) for k in table_fields} for r in records]
+        print_table(rows, empty=empty, width=width, wrap=wrap)
+
+
+def trial_record(info) -> Record:
+    """The fields that say which trial a record is about (a `TrialInfo`), first in every command's records."""
+    return {
+        "dataset": info.dataset,
+        "trial_name": info.trial_name,
+        "task": info.task,
+        "model": info.model,
+        "result": info.result,
+    }

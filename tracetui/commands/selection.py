@@ -4,7 +4,7 @@ command line and every subcommand.
 The facets that cost something are registered only when a filter or a grouping names them: `label`
 (the label store), `failed_test` (the verifier index), `finding` (the findings index) and `task_health`
 (the verifier index, for `same-failure`), the indexes read back from beside the conversion when they
-were built before.
+were built before, and `ask:NAME` (the answers to a question asked with `tracetui ask`).
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..data.facets import FilterArg, FilterState, parse_filter_args, resolve_filters
+from ..data.facets import ASK_PREFIX, FilterArg, FilterState, parse_filter_args, resolve_filters
 from ..data.session import Session, open_session, prepare
 from . import cache_size, end_progress, print_progress, source_specs
 
 if TYPE_CHECKING:  # imported where they are used, when a filter or a grouping needs them
+    from ..ask.index import AskIndex
     from ..data.findings_index import FindingsIndex
     from ..data.task_health import TaskHealth
     from ..data.verifier_index import VerifierIndex
@@ -53,6 +54,8 @@ class Extras:
     findings: FindingsIndex | None = None
     verifiers: VerifierIndex | None = None
     health: TaskHealth | None = None
+    asks: dict[str, AskIndex] = field(default_factory=dict)
+    """The questions' answers registered as facets, by facet name (`ask:NAME`)."""
 
 
 def filter_state(
@@ -81,6 +84,8 @@ def filter_state(
         from ..data.task_health import HEALTH
 
         known["task_health"] = list(HEALTH)
+    for name in sorted(n for n in needed if n.startswith(ASK_PREFIX)):
+        ask_index(session, extras, name)
     values = session.facets.values()
     for name, extra in known.items():
         values[name] = list(dict.fromkeys([*values.get(name, []), *extra]))
@@ -130,6 +135,18 @@ def findings_index(session: Session, extras: Extras):
         end_progress()
         session.facets.add(extras.findings.facet())
     return extras.findings
+
+
+def ask_index(session: Session, extras: Extras, facet: str) -> AskIndex:
+    """The answers to the question of facet `ask:NAME`, its facet registered; SourceError naming the
+    questions asked when there is no such question."""
+    if facet not in extras.asks:
+        from ..ask.answers import named
+        from ..ask.index import AskIndex
+
+        index = extras.asks[facet] = AskIndex(named(facet[len(ASK_PREFIX) :]), session)
+        session.facets.add(index.facet())
+    return extras.asks[facet]
 
 
 def verifier_index(session: Session, extras: Extras):

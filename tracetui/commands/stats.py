@@ -13,14 +13,15 @@ import numpy as np
 
 from ..data.errors import SourceError
 from ..data.estimates import PassAtK
+from ..data.facets import ASK_PREFIX
 from ..data.stats import GROUP_COLUMNS, GroupRow, HeadToHead, PassAtKRow, group_stats, hacked_trials, head_to_head
 from ..data.stats import pass_at_k as pass_at_k_rows
 from ..data.trials import RUNNING
 from ..data.usage import GROUP_FIELDS, GroupUsage, group_usage, pareto
 from . import run as run_command
 from . import subcommand
-from .output import Record, print_table, write_csv, write_json
-from .selection import Extras, filter_args, filter_state, findings_index, open_sources, task_health
+from .output import Record, print_note, print_table, write_csv, write_json
+from .selection import Extras, ask_index, filter_args, filter_state, findings_index, open_sources, task_health
 
 
 def parser():
@@ -32,13 +33,15 @@ def parser():
         "health. With two or more sources and --by dataset,task: a head-to-head per task of the first "
         "dataset against each other one, sorted by the difference, with a paired bootstrap interval of the "
         "mean difference. --by finding or task_health counts a trial once under each value it has, (none) "
-        "when it has none.",
+        "when it has none; --by ask:NAME groups by the answers to a question asked with tracetui ask.",
         formats=("table", "csv", "json"),
         filters="count only matching trials, e.g. outcome=fail or task_health=flaky",
         exclude=True,
     )
     parser.add_argument(
-        "--by", default="model", help=f"comma-separated columns among {', '.join(GROUP_COLUMNS)} (default: model)"
+        "--by",
+        default="model",
+        help=f"comma-separated columns among {', '.join(GROUP_COLUMNS)}, ask:NAME (default: model)",
     )
     parser.add_argument(
         "--pareto",
@@ -54,9 +57,9 @@ def run(argv: list[str]) -> int:
 
 def _stats(args) -> int:
     by = tuple(name.strip() for name in args.by.split(",") if name.strip())
-    unknown = [name for name in by if name not in GROUP_COLUMNS]
+    unknown = [name for name in by if name not in GROUP_COLUMNS and not name.startswith(ASK_PREFIX)]
     if not by or unknown:
-        raise SourceError(f"--by {args.by!r}: expected a comma-separated list of {', '.join(GROUP_COLUMNS)}")
+        raise SourceError(f"--by {args.by!r}: expected a comma-separated list of {', '.join(GROUP_COLUMNS)}, ask:NAME")
     filters = filter_args(args)
     session = open_sources(args)
     extras = Extras()
@@ -66,6 +69,9 @@ def _stats(args) -> int:
     except SourceError as exc:  # a dataset left on the hub: the rates are shown without the hack-free ones
         print(f"tracetui: no pass rate without hacks: {exc}", file=sys.stderr)
     health = task_health(session, extras) if {"task", "task_health"} & set(by) else None
+    for name in by:
+        if name.startswith(ASK_PREFIX):
+            ask_index(session, extras, name)
     mask = session.facets.apply(filter_state(session, filters, extras)).visible
     if args.pareto:
         return _pareto(session, mask, args.format)
@@ -77,8 +83,8 @@ def _stats(args) -> int:
             for index, c in enumerate(comparisons):
                 print(("\n" if index else "") + f"{c.a} vs {c.b}: {len(c.rows)} shared tasks")
                 for line in _comparison_lines(c):
-                    print(f"  {line}")
-                print_table([_head_to_head_cells(c.a, c.b, row) for row in c.rows])
+                    print_note(line, indent="  ")
+                print_table([_head_to_head_cells(row) for row in c.rows])
             return 0
     else:
         groups = group_stats(session, mask, by, hacked)
@@ -92,7 +98,7 @@ def _stats(args) -> int:
         usage = group_usage(session, mask, by)
         records = [_group_record(by, row, at_k.get(row.key), tags, flat, running, usage.get(row.key)) for row in groups]
         if args.format == "table":
-            print_table([_group_cells(by, row, tags, running, usage.get(row.key)) for row in groups])
+            print_table([_group_cells(by, row, tags, running, usage.get(row.key)) for row in groups], spare=SPARE)
             if at_k:
                 print()
                 _print_pass_at_k(by, list(at_k.values()))
@@ -183,6 +189,21 @@ def _group_record(
     return record
 
 
+SPARE = (
+    "unknown",
+    "partial",
+    "mean_reward",
+    "hacked",
+    *(f"mean_{name}" for name in GROUP_FIELDS),
+    *GROUP_FIELDS,
+    "cost_per_pass",
+    "error",
+    "95%_interval",
+)
+"""The table's columns it leaves out, first to last, where the terminal is too narrow for all of them
+(the pass rate without hacks says what `hacked` counts)."""
+
+
 def _usage_figures(usage: GroupUsage | None) -> Record:
     """Tokens, cost and agent time, totals and means, and the cost per passed trial; nothing for a source
     that does not record them."""
@@ -247,12 +268,15 @@ def _print_pass_at_k(by: tuple[str, ...], rows: list[PassAtKRow]) -> None:
                 partial = True
             cells[f"pass@{k}"] = text
         table.append(cells)
-    print(f"pass@k up to {every_k[-1]} graded attempts per task (the unbiased estimator, averaged over tasks)")
+    most = every_k[-1]
+    print_note(
+        f"pass@k up to {most} graded attempt{'s' * (most != 1)} per task (the unbiased estimator, averaged over tasks)"
+    )
     print_table(table)
     if hacks:
-        print("a / b: b counts only the passes without a reward-hack finding")
+        print_note("a / b: b counts only the passes without a reward-hack finding")
     if partial:
-        print("(n): averaged over the n tasks with at least k graded attempts; the others are left out of that k")
+        print_note("(n): averaged over the n tasks with at least k graded attempts; the others are left out of that k")
 
 
 def _head_to_head_records(c: HeadToHead) -> list[Record]:
@@ -298,12 +322,12 @@ def _comparison_lines(c: HeadToHead) -> list[str]:
     return lines
 
 
-def _head_to_head_cells(a: str, b: str, row) -> dict[str, str]:
-    """A table row headed by the dataset names rather than a/b."""
+def _head_to_head_cells(row) -> dict[str, str]:
+    """A table row; the lines above it say which dataset A and B are."""
     cells = {"task": row.task}
-    for name, side in ((a, row.a), (b, row.b)):
-        cells[f"{name} attempts"] = str(side.trials)
-        cells[f"{name} pass rate"] = _rate(side.pass_rate) if side.rewarded else "-"
+    for letter, side in (("A", row.a), ("B", row.b)):
+        cells[f"{letter}_attempts"] = str(side.trials)
+        cells[f"{letter}_pass_rate"] = _rate(side.pass_rate) if side.rewarded else "-"
     cells["diff"] = "-" if math.isnan(row.diff) else f"{row.diff:+.1%}"
     return cells
 

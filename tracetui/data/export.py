@@ -1,4 +1,5 @@
-"""Export trials with their original columns plus the labels and notes users gave them; one trial as Markdown.
+"""Export trials with their original columns plus the labels and notes users gave them (and the answers
+to the questions asked of them); one trial as Markdown.
 
 Rows are re-read from the original files, because the conversion cache keeps only what the viewer
 needs; a source that makes its rows itself (harbor job folders) writes them (`Storage.makes_rows`). Reads go in bounded batches (parquet row groups that hold no wanted row are skipped), and the
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -76,7 +77,7 @@ class _RowsPart:
             rows = self.dataset.exported_rows(position) or []
             if rows and rows[0]["agent"] not in seen:
                 seen[rows[0]["agent"]] = rows
-        return _unify(_json_table(rows).schema for rows in seen.values())
+        return _unify((_json_table(rows).schema for rows in seen.values()), [])
 
 
 def export_trials(
@@ -87,32 +88,36 @@ def export_trials(
     notes: dict[int, str] | None = None,
     progress: Progress | None = None,
     cancelled: Callable[[], bool] | None = None,
+    columns: Mapping[str, Mapping[int, str]] | None = None,
 ) -> int:
     """Write every row of the trials to `out` (.jsonl, .parquet or .csv by its suffix) with their original
-    columns plus `tracetui_labels` and `tracetui_note`. Returns the rows written; 0 when cancelled (then
+    columns plus `tracetui_labels`, `tracetui_note` and a text column per entry of `columns` (column
+    name -> trial -> value: a question's answers). Returns the rows written; 0 when cancelled (then
     nothing is written). Raises SourceError for an unknown suffix, a vanished original or a write error."""
     out = Path(out)
     writer_type = _WRITERS.get(out.suffix.lower())
     if writer_type is None:
         raise SourceError(f"{out.name}: export writes {', '.join(FORMATS)} files (by the suffix)")
-    labels, notes = labels or {}, notes or {}
+    labels, notes, extra = labels or {}, notes or {}, dict(columns or {})
+    added = pa.schema([*_ADDED, *((name, pa.string()) for name in extra)])
     parts = _plan(session, trial_ids)
     total = sum(part.count for part in parts)
     temporary = out.with_name(f".{out.name}.{os.getpid()}.part")
     try:
-        schema = _unify(_schema(part) for part in parts) if writer_type.needs_schema else None
-        writer = writer_type(temporary, schema)
+        schema = _unify((_schema(part) for part in parts), added.names) if writer_type.needs_schema else None
+        writer = writer_type(temporary, schema, added)
         try:
             done = 0
             for part in parts:
                 for piece, owners in _pieces(part):
                     if cancelled is not None and cancelled():
                         return 0
-                    writer.write(
-                        piece,
+                    values: list[list[Any]] = [
                         [sorted(labels.get(int(t), ())) for t in owners],
                         [notes.get(int(t)) or None for t in owners],
-                    )
+                        *([column.get(int(t)) for t in owners] for column in extra.values()),
+                    ]
+                    writer.write(piece, values)
                     done += len(owners)
                     if progress is not None:
                         progress(done / max(total, 1), f"{done:,}/{total:,} rows")
@@ -247,13 +252,14 @@ def _schema(part: _FilePart | _RowsPart) -> pa.Schema:
     return _json_table(piece).schema
 
 
-def _unify(schemas: Iterable[pa.Schema]) -> pa.Schema:
-    """One schema for every file: types promoted where Arrow can, JSON text where they conflict."""
+def _unify(schemas: Iterable[pa.Schema], added: list[str]) -> pa.Schema:
+    """One schema for every file: types promoted where Arrow can, JSON text where they conflict (the
+    `added` columns, which the export writes itself, left out)."""
     types: dict[str, pa.DataType] = {}
     for schema in schemas:
         for field in schema:
             have = types.get(field.name)
-            if field.name in _ADDED.names or have == field.type or pa.types.is_null(field.type):
+            if field.name in added or have == field.type or pa.types.is_null(field.type):
                 types.setdefault(field.name, field.type)
                 continue
             if have is None or pa.types.is_null(have):
@@ -264,7 +270,7 @@ def _unify(schemas: Iterable[pa.Schema]) -> pa.Schema:
                 types[field.name] = pa.unify_schemas(both, promote_options="permissive").field(0).type
             except (pa.ArrowException, NotImplementedError):
                 types[field.name] = pa.string()
-    return pa.schema([(name, kind) for name, kind in types.items() if name not in _ADDED.names])
+    return pa.schema([(name, kind) for name, kind in types.items() if name not in added])
 
 
 def _json_table(rows: list[dict]) -> pa.Table:
@@ -320,13 +326,14 @@ class _Jsonl:
 
     needs_schema = False
 
-    def __init__(self, path: Path, schema: pa.Schema | None) -> None:
+    def __init__(self, path: Path, schema: pa.Schema | None, added: pa.Schema) -> None:
         self._file = open(path, "wb")  # noqa: SIM115 - stays open across pieces; close() closes it
+        self._names = added.names
 
-    def write(self, piece: Piece, labels: list[list[str]], notes: list[str | None]) -> None:
+    def write(self, piece: Piece, values: list[list[Any]]) -> None:
         rows = piece if isinstance(piece, list) else piece.to_pylist()
-        for row, label, note in zip(rows, labels, notes):
-            line = {**row, LABELS_COLUMN: label, NOTE_COLUMN: note}
+        for row, *cells in zip(rows, *values):
+            line = {**row, **dict(zip(self._names, cells))}
             self._file.write(orjson.dumps(line, default=_json_default, option=orjson.OPT_APPEND_NEWLINE))
 
     def close(self) -> None:
@@ -336,12 +343,13 @@ class _Jsonl:
 class _Parquet:
     needs_schema = True
 
-    def __init__(self, path: Path, schema: pa.Schema) -> None:
+    def __init__(self, path: Path, schema: pa.Schema, added: pa.Schema) -> None:
         self._schema = schema
-        self._writer = pq.ParquetWriter(path, pa.unify_schemas([schema, _ADDED]))
+        self._added = added
+        self._writer = pq.ParquetWriter(path, pa.unify_schemas([schema, added]))
 
-    def write(self, piece: Piece, labels: list[list[str]], notes: list[str | None]) -> None:
-        columns = _conform(piece, self._schema) + [pa.array(labels, _ADDED[0].type), pa.array(notes, pa.string())]
+    def write(self, piece: Piece, values: list[list[Any]]) -> None:
+        columns = _conform(piece, self._schema) + [pa.array(v, f.type) for v, f in zip(values, self._added)]
         self._writer.write_table(pa.Table.from_arrays(columns, schema=self._writer.schema))
 
     def close(self) -> None:
@@ -353,18 +361,20 @@ class _Csv:
 
     needs_schema = True
 
-    def __init__(self, path: Path, schema: pa.Schema) -> None:
+    def __init__(self, path: Path, schema: pa.Schema, added: pa.Schema) -> None:
         self._schema = schema
         flat = [(f.name, f.type if _csv_ready(f.type) else pa.string()) for f in schema]
-        self._flat = pa.schema(flat + [(LABELS_COLUMN, pa.string()), (NOTE_COLUMN, pa.string())])
+        self._flat = pa.schema(flat + [(name, pa.string()) for name in added.names])
         self._writer = pa_csv.CSVWriter(str(path), self._flat)
 
-    def write(self, piece: Piece, labels: list[list[str]], notes: list[str | None]) -> None:
+    def write(self, piece: Piece, values: list[list[Any]]) -> None:
         columns = [
             column if _csv_ready(column.type) else pa.array([_text(v) for v in column.to_pylist()], pa.string())
             for column in _conform(piece, self._schema)
         ]
-        columns += [pa.array([";".join(label) for label in labels], pa.string()), pa.array(notes, pa.string())]
+        columns += [
+            pa.array([";".join(v) if isinstance(v, list) else v for v in column], pa.string()) for column in values
+        ]
         self._writer.write_table(pa.Table.from_arrays(columns, schema=self._flat))
 
     def close(self) -> None:

@@ -32,6 +32,8 @@ FACET_NAMES = {
     "task_health": "task_health",
 }
 """The names `--filter` takes (everywhere: the app, stats, export, findings) -> the facet's own name."""
+ASK_PREFIX = "ask:"
+"""`ask:NAME`: the answers to the question named NAME (`tracetui ask`), registered when asked for."""
 _NAME_ALIASES = {
     "model_provider": "model_provider",
     "trace_source": "trace_source",
@@ -289,10 +291,12 @@ def parse_filter_args(values: Sequence[str], option: str = "--filter") -> list[F
             raise SourceError(f"{option} {text!r}: expected FACET=VALUE, e.g. model=gpt-4o")
         key = name.lower().replace(" ", "_")
         canonical = FACET_NAMES.get(key) or _NAME_ALIASES.get(key)
+        if key.startswith(ASK_PREFIX) and key[len(ASK_PREFIX) :].strip("_"):
+            canonical = ASK_PREFIX + key[len(ASK_PREFIX) :].strip("_")
         if canonical is None:
             raise SourceError(
                 f"{option} {text}: no facet {name!r}{_suggest(name, list(FACET_NAMES))}; "
-                f"facets: {', '.join(FACET_NAMES)}"
+                f"facets: {', '.join(FACET_NAMES)}, {ASK_PREFIX}NAME"
             )
         parsed.append(FilterArg(option, canonical, value, name))
     return parsed

@@ -159,6 +159,13 @@ def search(
     )
 
 
+def loose_literal(text: str) -> str:
+    """`text` as a regular expression that matches it literally, but for its runs of whitespace, which
+    match any run of whitespace: how a quote from a trial is found again in the text the reader sees
+    (a finding's evidence, an answer's quote), whatever the line breaks and indentation there."""
+    return r"\s+".join(re.escape(word) for word in text.split())
+
+
 def python_regex(pattern: str, regex: bool, ignore_case: bool) -> re.Pattern:
     if not pattern:
         raise ValueError("nothing to search for: the pattern is empty")

@@ -1,5 +1,6 @@
 """The user's config file, `config.toml` under the XDG config dir: the label names keys 1–9 toggle,
-a `[keymap]` table of binding ids to keys, and the cache's size bound (`cache_size`).
+a `[keymap]` table of binding ids to keys, the cache's size bound (`cache_size`), and an `[ask]` table
+(where `tracetui ask` asks).
 
 A missing file is the defaults; a broken one is the defaults plus a one-line warning, never a crash.
 """
@@ -31,6 +32,8 @@ class Config:
     """The `[keymap]` table as written, binding id → keys; the UI checks it against its bindings."""
     cache_size: int | None = None
     """`cache_size = "20G"`: the most disk the cache may take (None: half of the free disk space)."""
+    ask: Mapping[str, object] = field(default_factory=dict)
+    """The `[ask]` table as written (endpoint, model, …); `tracetui.ask.endpoint` checks it."""
 
     def label_for_digit(self, digit: int) -> str | None:
         """The label key `digit` (1–9) toggles, if there is one."""
@@ -55,6 +58,9 @@ def load_config(path: Path | None = None) -> tuple[Config, str | None]:
     keymap, warning = data.get("keymap", {}), None
     if not isinstance(keymap, dict):
         keymap, warning = {}, f'{path}: `keymap` must be a table of binding id = "keys"; using the default keys'
+    ask = data.get("ask", {})
+    if not isinstance(ask, dict):
+        ask, warning = {}, warning or f"{path}: `ask` must be a table (endpoint = …, model = …); ignored"
     labels, label_warning = _labels(data.get("labels", DEFAULT_LABELS))
     cache_size = None
     if "cache_size" in data:
@@ -62,7 +68,7 @@ def load_config(path: Path | None = None) -> tuple[Config, str | None]:
             cache_size = parse_size(data["cache_size"])
         except ValueError as exc:
             label_warning = label_warning or f"`cache_size`: {exc}; using the default"
-    return Config(labels, _dotted(keymap), cache_size), f"{path}: {label_warning}" if label_warning else warning
+    return Config(labels, _dotted(keymap), cache_size, ask), f"{path}: {label_warning}" if label_warning else warning
 
 
 def _dotted(table: dict[str, object], prefix: str = "") -> dict[str, object]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Callable
 from functools import partial
 from typing import Any, Protocol
 
@@ -20,20 +19,17 @@ import numpy as np
 from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
-from ..data.facets import FilterState
 from ..data.findings_index import FACET, FindingsIndex, build_findings_index
-from ..data.session import Session
+from ..data.search import loose_literal
 from ..data.stats import hacked_trials
 from ..data.verifier_index import VerifierIndex
 from ..findings import KIND_NAMES, Finding
 from ..trace.sanitize import sanitize
+from .evidence import FeatureHost, next_listed, reveal_message
 from .format import counted
 from .widgets.columns import Column
-from .widgets.conversation import ConversationView
 from .widgets.findings_panel import FindingsPanel, kind_style
 from .widgets.reading_panes import ReadingPanes
-from .widgets.status_line import StatusLine
-from .widgets.trial_list import TrialList
 
 GROUP = "findings-index"
 PROGRESS = "Finding what went wrong"
@@ -65,7 +61,7 @@ def evidence_pattern(content: str, finding: Finding) -> re.Pattern[str] | None:
     forms = [quoted]
     with contextlib.suppress(ValueError):  # not a JSON string's inside: the text as it is
         forms.insert(0, json.loads(f'"{quoted}"'))
-    patterns = [r"\s+".join(re.escape(word) for word in sanitize(form).split()) for form in forms]
+    patterns = [loose_literal(sanitize(form)) for form in forms]
     patterns = [p for p in dict.fromkeys(patterns) if p]
     return re.compile("|".join(f"(?:{p})" for p in patterns)) if patterns else None
 
@@ -75,32 +71,13 @@ def worst_kind(findings: list[Finding]) -> str:
     return min((f.kind for f in findings), key=KIND_NAMES.index)
 
 
-class FindingsHost(Protocol):
+class FindingsHost(FeatureHost, Protocol):
     """What the findings controller uses of the triage screen."""
 
-    session: Session
-    state: FilterState
-
-    @property
-    def trial(self) -> int | None: ...
-    @property
-    def trial_list(self) -> TrialList: ...
-    @property
-    def conversation(self) -> ConversationView: ...
     @property
     def findings_panel(self) -> FindingsPanel: ...
     @property
     def reading_panes(self) -> ReadingPanes: ...
-    @property
-    def status_line(self) -> StatusLine: ...
-    def status(
-        self, message: str, hold: bool = False, background: bool = False, about: Callable[[], object] | None = None
-    ) -> None: ...
-    def about_trial(self) -> object: ...
-    def about_filters(self) -> object: ...
-    def show_main_conversation(self) -> None: ...
-    def post_message(self, message: Message) -> bool: ...
-    def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Worker[Any]: ...
 
 
 class FindingsController:
@@ -231,16 +208,12 @@ class FindingsController:
         panel, conversation = self.panel, self.screen.conversation
         finding = panel.findings[position]
         panel.mark_reached(position)
-        self.screen.show_main_conversation()
-        conversation.focus()
         head = f"Finding {position + 1}/{len(panel.findings)}: {finding.kind}"
-        if not 0 <= finding.message < len(conversation.messages):
+        messages = conversation.history.messages if conversation.history is not None else ()  # the main history
+        content = messages[finding.message].content if 0 <= finding.message < len(messages) else ""
+        if not reveal_message(self.screen, finding.message, evidence_pattern(content, finding))[0]:
             self.screen.status(f"{head}: {finding.evidence}{note}", about=self.screen.about_trial)
             return
-        conversation.goto_message(finding.message)
-        pattern = evidence_pattern(conversation.messages[finding.message].content, finding)
-        if pattern is not None and conversation.find(pattern) and not conversation.goto_match_in(finding.message):
-            conversation.find(None)  # the text shows elsewhere only: no highlight away from the message
         self.screen.status(
             f"{head} at message {finding.message + 1}: {finding.evidence}{note}  (! next finding)",
             about=self.screen.about_trial,
@@ -260,12 +233,8 @@ class FindingsController:
         if panel.reached + 1 < len(panel.findings):
             self.reveal(panel.reached + 1)
             return
-        trial_list = screen.trial_list
-        order, start = trial_list.order, trial_list.cursor
-        for step in range(1, len(order) + 1):
-            position = (start + step) % len(order)
-            if self._has[order[position]]:
-                trial_list.move_to(position)  # the screen shows the trial the cursor is on
-                self.reveal(0, " (from the top of the list)" if position <= start else "")
-                return
-        screen.status("No findings in the listed trials.", about=screen.about_filters)
+        note = next_listed(screen, self._has)
+        if note is None:
+            screen.status("No findings in the listed trials.", about=screen.about_filters)
+            return
+        self.reveal(0, note)

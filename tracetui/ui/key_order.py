@@ -26,7 +26,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
 
-MAX_WAIT = 0.5
+MAX_WAIT = 2.0
 """Seconds a key waits at most for the one before it (a widget removed with the marker in its queue)."""
 POLL = 0.002
 """Seconds between looks while a key waits."""

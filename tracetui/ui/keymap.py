@@ -27,6 +27,8 @@ APP = [
     Binding("ampersand", "name_filter", "Filter by task / trial name", key_display="&", show=False, id="filters.name"),
     Binding("F", "next_failure", "Next failed test", id="failure.next"),
     Binding("exclamation_mark", "next_finding", "Next finding", key_display="!", show=False, id="finding.next"),
+    Binding("A", "ask", "Ask every listed trial a question", show=False, id="ask.start"),
+    Binding("at", "next_answer", "Next answer's evidence", key_display="@", show=False, id="ask.next"),
     Binding("v", "toggle_verifier", "Verifier", id="verifier.toggle"),
     Binding("z", "maximize", "Zoom", show=False, id="pane.zoom"),
     Binding("slash", "find", "Find", key_display="/", id="find.start"),

@@ -29,6 +29,7 @@ def key_names(binding: Binding, user_keymap: Mapping[str, str]) -> str:
                 "question_mark": "?",
                 "exclamation_mark": "!",
                 "ampersand": "&",
+                "at": "@",
                 "slash": "/",
                 "left_square_bracket": "[",
                 "right_square_bracket": "]",

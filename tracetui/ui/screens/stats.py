@@ -19,7 +19,7 @@ from textual.containers import Container, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ...data.facets import NULL_LABEL, FilterState, MultiFacet
+from ...data.facets import ASK_PREFIX, NULL_LABEL, FilterState, MultiFacet
 from ...data.session import Session
 from ...data.stats import GroupRow, Histogram, OutcomeCounts, group_stats, overview
 from ...data.task_health import FACET as HEALTH
@@ -114,6 +114,15 @@ def rate_parts(counts: OutcomeCounts, short: bool = False) -> list[Part]:
     return parts
 
 
+def answer_rows(session: Session, mask: np.ndarray) -> list[tuple[str, list[GroupRow]]]:
+    """`tracetui stats --by ask:NAME` for each question answered here, without the trials not asked."""
+    names = [n for n, f in session.facets.facets.items() if n.startswith(ASK_PREFIX) and isinstance(f, MultiFacet)]
+    tables = [
+        (name, [row for row in group_stats(session, mask, (name,)) if row.key[0] != NULL_LABEL]) for name in names
+    ]
+    return [(name, rows) for name, rows in tables if rows]
+
+
 class StatsBody(VerticalScroll):
     """The page of sections; j / k / space / b scroll it when it is focused or no table takes the key."""
 
@@ -135,6 +144,7 @@ class StatsScreen(Screen[FilterState | None]):
         self.findings = finding_rows(session, mask, hacked)
         self.health = health_rows(session, mask, hacked)
         self.tags = task_tags(session, mask)
+        self.answers = answer_rows(session, mask)
 
     def compose(self) -> ComposeResult:
         yield InfoBar(id="stats-header")
@@ -166,6 +176,11 @@ class StatsScreen(Screen[FilterState | None]):
                 yield TableSection(
                     GroupTable("finding", "model", id="stats-findings"),
                     "Findings × model  (trials with each kind of finding · Enter filters to the row)",
+                )
+            for number, (name, _) in enumerate(self.answers):
+                yield TableSection(
+                    GroupTable(name, id=f"stats-ask-{number}"),
+                    f"Answers to {name}  (trials per answer · Enter filters to the row)",
                 )
             yield TableSection(GroupTable("task", note_title="health", id="stats-tasks"), "Per task")
             with Container(id="stats-charts"):
@@ -204,6 +219,8 @@ class StatsScreen(Screen[FilterState | None]):
         self.query_one("#stats-tasks", GroupTable).set_rows(figures.by_task, words)
         if self.findings:
             self.query_one("#stats-findings", GroupTable).set_rows(self.findings)
+        for number, (_, rows) in enumerate(self.answers):
+            self.query_one(f"#stats-ask-{number}", GroupTable).set_rows(rows)
         self.query_one("#chart-results", Static).update(BarChart("Results", result_bars(figures.results)))
         self.query_one("#chart-episodes", Static).update(
             BarChart("Episodes per trial", histogram_bars(figures.episodes))

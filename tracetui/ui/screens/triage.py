@@ -27,7 +27,7 @@ from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from ...data.errors import SourceError
-from ...data.facets import FilterState
+from ...data.facets import ASK_PREFIX, FilterState
 from ...data.ordering import SORT_KEYS
 from ...data.search import SearchCancelled, SearchResult, search
 from ...data.session import Applied, Session
@@ -42,6 +42,7 @@ from ..filter_commands import FilterValueCommands
 from ..findings import FindingsController, FindingsIndexed, FindingsProgress
 from ..format import counted
 from ..task_health import show_task_health
+from ..triage.ask import AskController, AskNews
 from ..triage.browser import Download, deliveries, download_name, in_browser
 from ..triage.external import EDITOR, PAGER, copy_text, open_external
 from ..triage.fetch import Fetched, FetchFailed, TrialFetch
@@ -65,8 +66,9 @@ from ..work import WorkDone, WorkProgress, failure_line
 
 ALWAYS_SHOWN = ("outcome", "result", "model", "task")
 SHOWN_WHEN_VARIED = ("agent", "model_provider", "trace_source", "dataset")
-SHOWN_FIRST = ("outcome", "finding")
-"""What went wrong comes right after the outcome, once the findings are in."""
+SHOWN_FIRST = ("outcome", "finding", ASK_PREFIX)
+"""What went wrong comes right after the outcome, once the findings are in; then the answers to the
+questions asked (`ask:NAME`)."""
 INDEXING = "Reading verifier logs"
 UNINDEXED_SCAN = 2000
 """Trials F parses on the spot, looking for the next failure, before the background index is in."""
@@ -81,6 +83,11 @@ def tests_cell(summary: str, width: int) -> str:
     if width >= len(summary) or " " not in summary:
         return summary
     return summary.split(" ")[0] if summary.endswith(" tests") else summary.split(" ")[-1]
+
+
+def _shown_order(name: str) -> int:
+    kind = ASK_PREFIX if name.startswith(ASK_PREFIX) else name
+    return SHOWN_FIRST.index(kind) if kind in SHOWN_FIRST else len(SHOWN_FIRST)
 
 
 class VerifiersIndexed(Message):
@@ -151,6 +158,8 @@ class TriageScreen(Screen[None]):
         self.fetch = TrialFetch(self, session)
         self.findings = FindingsController(self)
         self.live = LiveJobs(self)
+        self.asks = AskController(self)
+        self._answers[PromptMode.ASK] = self.asks.ask
 
     def compose(self) -> ComposeResult:
         yield InfoBar(id="header")
@@ -227,6 +236,7 @@ class TriageScreen(Screen[None]):
         (its pauses were most of the interaction p95), then start the background work."""
         gc.freeze()
         self.set_timer(0.3, self.index_verifiers)
+        self.asks.load()
         self.set_timer(0.5, warm_up_highlighting)
 
     def _show_facets(self) -> None:
@@ -235,7 +245,7 @@ class TriageScreen(Screen[None]):
         totals = facets.apply(FilterState()).counts
         names = [*ALWAYS_SHOWN, *(n for n in SHOWN_WHEN_VARIED if int(np.count_nonzero(totals[n])) > 1)]
         names += [n for n in facets.facets if n not in ALWAYS_SHOWN + SHOWN_WHEN_VARIED and totals[n].any()]
-        names.sort(key=lambda n: SHOWN_FIRST.index(n) if n in SHOWN_FIRST else len(SHOWN_FIRST))
+        names.sort(key=_shown_order)
         self.facet_list.set_facets([facets.facets[n] for n in names], totals, {"model": self.trial_list.model_names})
 
     # --- background work -----------------------------------------------------------------------
@@ -302,6 +312,27 @@ class TriageScreen(Screen[None]):
 
     def action_next_finding(self) -> None:
         self.findings.next_finding()
+
+    # --- questions asked of the listed trials (see AskController) ------------------------------
+    @on(AskNews)
+    def _ask_news(self, event: AskNews) -> None:
+        self.asks.news(event)
+
+    def action_ask(self) -> None:
+        self.asks.begin()
+
+    def action_next_answer(self) -> None:
+        self.asks.next_answer()
+
+    def facets_changed(self) -> None:
+        """A feature registered or changed a facet: the sidebar and the list follow."""
+        self._show_facets()
+        self.apply_filters()
+
+    def evidence_of(self, trial: int) -> list[int] | None:
+        """The messages the trial's findings point at; None until the findings are in."""
+        index = self.findings.index
+        return None if index is None else [finding.message for finding in index.of(trial)]
 
     @on(WorkProgress)
     def _work_progress(self, event: WorkProgress) -> None:
@@ -670,7 +701,7 @@ class TriageScreen(Screen[None]):
         if self.focused is self.name_filter:
             self.trial_list.focus()
             return
-        running = [w for w in self.workers if w.group in ("search", "export") and w.is_running]
+        running = [w for w in self.workers if w.group in ("search", "export", "ask") and w.is_running]
         if running:
             for worker in running:
                 worker.cancel()
@@ -679,7 +710,7 @@ class TriageScreen(Screen[None]):
         elif self.maximized is not None:
             self.minimize()
         else:
-            self.status("Nothing to cancel (Esc stops a search or an export, or clears a search).")
+            self.status("Nothing to cancel (Esc stops a search, an export or a question, or clears a search).")
 
     # --- search every trial (s) and find in the conversation (/) -------------------------------
     def action_search(self) -> None:
@@ -993,6 +1024,7 @@ class TriageScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False, description="Export")
     def run_export(self, path: str) -> None:
+        from ...ask.index import answer_columns
         from ...data.export import export_trials
         from ...store.trial_keys import session_records
 
@@ -1015,6 +1047,7 @@ class TriageScreen(Screen[None]):
                 {t: r.note for t, r in records.items()},
                 progress=progress,
                 cancelled=lambda: worker.is_cancelled,
+                columns=answer_columns(self.session, list(self.asks.indexes.values())),
             )
         except SourceError as exc:
             self.post_message(WorkDone(f"Export failed: {exc}"))

@@ -115,6 +115,8 @@ class PromptMode(Enum):
     EXPORT = "export"
     OVERWRITE = "overwrite"
     """Whether the export may replace the file that is there (y)."""
+    ASK = "ask"
+    """The question `A` asks every listed trial."""
     VALUES = "values"
     """The sidebar's value filter: the screen narrows the values as the text changes."""
 
