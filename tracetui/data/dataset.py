@@ -23,8 +23,8 @@ from .sources import ResolvedSource
 from .utf8 import python_values
 
 if TYPE_CHECKING:
+    from ..trace.model import StepMetrics
     from .trials import Trials
-    from .usage import StepMetrics
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,13 +7,41 @@ from functools import cached_property
 import numpy as np
 
 from .trials import Trials
+from .usage import UsageTable
 
 SORT_KEYS = ("task", "model", "outcome", "episodes", "messages", "date")
+USAGE_KEYS = ("tokens", "cost", "agent_time")
+"""Sort orders offered only when some trial records the figure (harbor job folders): trials without it
+sort last, either way round."""
 
 
 class Ordering:
-    def __init__(self, trials: Trials) -> None:
+    def __init__(self, trials: Trials, usage: UsageTable | None = None) -> None:
         self.trials = trials
+        self.usage = usage
+
+    @cached_property
+    def usage_figures(self) -> dict[str, np.ndarray]:
+        """Per usage sort key the sessions' trials record: the figure per trial (NaN: not recorded);
+        tokens are input plus output."""
+        if self.usage is None:
+            return {}
+        columns = self.usage.columns
+        figures = {
+            "tokens": np.where(
+                np.isnan(columns["input_tokens"]) & np.isnan(columns["output_tokens"]),
+                np.nan,
+                np.nan_to_num(columns["input_tokens"]) + np.nan_to_num(columns["output_tokens"]),
+            ),
+            "cost": columns["cost_usd"],
+            "agent_time": columns["agent_seconds"],
+        }
+        return {key: values for key, values in figures.items() if np.isfinite(values).any()}
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The sort orders of these trials: SORT_KEYS, then the USAGE_KEYS they record."""
+        return SORT_KEYS + tuple(key for key in USAGE_KEYS if key in self.usage_figures)
 
     @cached_property
     def _ranks(self) -> dict[str, np.ndarray]:
@@ -45,8 +73,14 @@ class Ordering:
         """Trial ids of the `visible` mask, ordered by `key` then task and trial name (stable)."""
         ids = np.nonzero(visible)[0]
         ranks = self._ranks
-        primary = ranks[key][ids]
+        missing = np.zeros(len(ids), dtype=bool)
+        if key in USAGE_KEYS:
+            values = self.usage_figures.get(key, np.full(len(self.trials), np.nan))[ids]
+            missing = np.isnan(values)
+            primary = np.where(missing, 0.0, values)
+        else:
+            primary = ranks[key][ids]
         if reverse:
             primary = -primary
-        order = np.lexsort((ids, ranks["name"][ids], ranks["task"][ids], primary))
+        order = np.lexsort((ids, ranks["name"][ids], ranks["task"][ids], primary, missing))
         return ids[order]

@@ -15,13 +15,13 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..trace.model import TrialHistory
+from ..trace.model import StepMetrics, TrialHistory
 from . import source_kinds
 from .cache_folders import sweep
 from .dataset import Storage
@@ -32,7 +32,7 @@ from .ordering import Ordering
 from .sources import Progress, ResolvedSource, SourceSpec
 from .trial_ids import StableIds, reordered
 from .trials import OUTCOMES, Trials, build_trials
-from .usage import StepMetrics, TrialUsage, UsageTable
+from .usage import TrialUsage, UsageTable
 
 if TYPE_CHECKING:
     from .download import Download
@@ -95,8 +95,8 @@ class Session:
         self.trials: Trials = trials if self.order is None else reordered(trials, self.order)
         self.dataset_names = _unique_names([ds.source.short_name for ds in self.datasets])
         self.facets = FacetIndex(self.trials, self.dataset_names)
-        self.ordering = Ordering(self.trials)
         self.usage = UsageTable.of(self.datasets, self._counts, self.order)
+        self.ordering = Ordering(self.trials, self.usage)
 
     def apply(self, updates: dict[int, Callable[[Storage], list[int]]], new: Sequence[Storage] = ()) -> Applied:
         """Take changes of the sources (a harbor job run goes on): `updates[d](dataset d)` updates a
@@ -127,21 +127,20 @@ class Session:
         """The trial's tokens, cost and timings (NaN where its source does not record them)."""
         return self.usage.trial(trial)
 
-    def message_metrics(self, trial: int) -> list[StepMetrics | None]:
-        """Per message of the trial's history: what the model reported for the agent step that wrote
-        it (tokens, cost), for sources that record it; None for the other messages. An episode's own
+    def _message_metrics(self, trial: int, history: TrialHistory) -> tuple[StepMetrics | None, ...]:
+        """Per message of `history`: what the model reported for the agent step that wrote it, for
+        sources that record it (empty for the others); None for the other messages. An episode's own
         agent step writes its last message."""
-        history = self.history(trial)
-        found: list[StepMetrics | None] = [None] * len(history.messages)
         dataset = self.datasets[int(self.trials.dataset[trial])]
         metrics = dataset.episode_metrics(self.local_position(trial))
         if metrics is None:
-            return found
+            return ()
+        found: list[StepMetrics | None] = [None] * len(history.messages)
         last = {m.episode: m.index for m in history.messages}
         for episode, index in last.items():
             if 0 <= episode < len(metrics) and history.messages[index].role == "assistant":
                 found[index] = metrics[episode]
-        return found
+        return tuple(found)
 
     def problem(self, trial: int) -> str | None:
         """Why the trial could not be read (which file, and why), for sources that can say so."""
@@ -154,7 +153,7 @@ class Session:
     def local_position(self, trial: int) -> int:
         """The trial's position among its dataset's trials (as the dataset's `group` lists them)."""
         dataset = int(self.trials.dataset[trial])
-        return int(np.nonzero(self.ids.ids[dataset] == trial)[0][0])
+        return int(np.searchsorted(self.ids.ids[dataset], trial))  # a dataset's ids only grow
 
     @property
     def num_rows(self) -> int:
@@ -225,6 +224,9 @@ class Session:
         ds = self.datasets[int(t.dataset[trial])]
         rows = [int(r) for r in t.rows(trial)]
         history = rebuild_history(ds, rows, t.episode_numbers(trial), t.sub_agent_rows(trial))
+        metrics = self._message_metrics(trial, history)
+        if metrics:
+            history = replace(history, metrics=metrics)
         with self._lock:
             self._histories[trial] = history
             if len(self._histories) > HISTORIES:

@@ -30,16 +30,6 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True, slots=True)
-class StepMetrics:
-    """What the model reported for one agent step, from the trace (None: not reported)."""
-
-    prompt_tokens: int | None
-    completion_tokens: int | None
-    cached_tokens: int | None
-    cost_usd: float | None
-
-
-@dataclass(frozen=True, slots=True)
 class TrialUsage:
     """One trial's figures (NaN: not recorded)."""
 

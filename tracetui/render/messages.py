@@ -20,11 +20,12 @@ from rich.text import Text
 
 from tracetui.render.ansi import ansi_text
 from tracetui.render.block import Block, Toggle
+from tracetui.render.figures import step_usage
 from tracetui.render.highlight import highlight
 from tracetui.render.palette import Palette
 from tracetui.trace.actions import AssistantReply, Command, ToolCall, parse_assistant
 from tracetui.trace.harness import HARNESS_KINDS, Part, classify_user
-from tracetui.trace.model import Message
+from tracetui.trace.model import Message, StepMetrics
 from tracetui.trace.sanitize import sanitize
 
 MAX_LINES = 200
@@ -79,8 +80,11 @@ class MessageState:
     """Long content shown whole."""
 
 
-def message_blocks(history: Sequence[Message], i: int, state: MessageState = MessageState()) -> list[Block]:
-    """The blocks of message `i`: a one-line header, then its body."""
+def message_blocks(
+    history: Sequence[Message], i: int, state: MessageState = MessageState(), metrics: StepMetrics | None = None
+) -> list[Block]:
+    """The blocks of message `i`: a one-line header (with the tokens and cost of the agent step that
+    wrote it, `metrics`, for sources that record them), then its body."""
     message = history[i]
     content = message.content if isinstance(message.content, str) else ""
     badge = None
@@ -96,19 +100,22 @@ def message_blocks(history: Sequence[Message], i: int, state: MessageState = Mes
         body = _user_parts(user.kind, user.parts, state)
     else:
         body = _prose(content, state)
-    blocks = [_header(message, i, len(history), badge, len(content)), *body]
+    blocks = [_header(message, i, len(history), badge, len(content), metrics), *body]
     for block in blocks:
         block.message = i
     return blocks
 
 
-def _header(message: Message, i: int, total: int, badge: str | None, size: int) -> Block:
+def _header(message: Message, i: int, total: int, badge: str | None, size: int, metrics: StepMetrics | None) -> Block:
     role = (sanitize(message.role)[:40] if isinstance(message.role, str) else "") or "?"
     pieces = [(role, role if role in HEADER_ROLES else "other_role")]
     if badge is not None:
         pieces += [("  ", ""), (f" {BADGES[badge]} ", f"badge.{badge}")]
     meta = f"  episode {message.episode} · #{i + 1}/{total} · {_size(size)}"
     pieces.append((meta, "meta"))
+    usage = step_usage(metrics)
+    if usage:
+        pieces.append((f" · {usage}", "meta"))
     if message.restart:
         pieces.append(("  ⟲ context summarized — history restarts", "restart"))
     return _pieces_block(pieces)

@@ -21,6 +21,16 @@ class Message:
 
 
 @dataclass(frozen=True, slots=True)
+class StepMetrics:
+    """What the model reported for one agent step, from the trace (None: not reported)."""
+
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    cached_tokens: int | None
+    cost_usd: float | None
+
+
+@dataclass(frozen=True, slots=True)
 class SubConversation:
     """A sub-agent conversation (a row whose trace_source is not `main`), kept apart from the history."""
 
@@ -35,6 +45,9 @@ class TrialHistory:
     messages: tuple[Message, ...]
     episodes: tuple[int, ...]  # episode numbers of the trial's main rows, in order
     subagents: tuple[SubConversation, ...] = field(default=())
+    metrics: tuple[StepMetrics | None, ...] = field(default=())
+    """Per message, what the model reported for the agent step that wrote it (an episode's own agent
+    step writes its last message); empty for sources that record none (exported datasets)."""
 
     def episode_start(self, episode: int) -> int | None:
         """Index of the first message that appears in `episode`, if any."""

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..usage import StepMetrics
+from ...trace.model import StepMetrics
 
 Messages = list[tuple[str, str]]
 

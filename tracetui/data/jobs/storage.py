@@ -25,11 +25,12 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from ...trace.model import StepMetrics
 from ...trace.outcome import ERROR
 from ..dataset import Piece, Storage
 from ..sources import ResolvedSource
 from ..trials import LABEL_COLUMNS, Trials
-from ..usage import FIELDS, StepMetrics
+from ..usage import FIELDS
 from .rows import TrialRows, exported_rows
 from .summaries import job_folder
 from .trial import TrialSummary, TrialText, summarize

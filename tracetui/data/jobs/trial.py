@@ -21,8 +21,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...trace.model import StepMetrics
 from ...trace.outcome import ERROR, RUNNING
-from ..usage import StepMetrics
 from . import atif
 from .atif import Messages, Segment, TrajectoryError
 from .files import Stamp, Unreadable, entries, is_dir, is_file, read_json, read_text, stamp

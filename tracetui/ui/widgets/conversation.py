@@ -15,7 +15,7 @@ from textual.message import Message as TextualMessage
 
 from ...render.block import Block, Toggle
 from ...render.messages import MessageState, message_blocks
-from ...trace.model import Message, TrialHistory
+from ...trace.model import Message, StepMetrics, TrialHistory
 from .. import keymap
 from .block_view import BlockView
 from .line_view import Notice
@@ -78,7 +78,14 @@ class ConversationView(BlockView):
         return self.states.get(index, MessageState(think_open=self.think_all))
 
     def _message_blocks(self, index: int) -> list[Block]:
-        return message_blocks(self.messages, index, self._state(index))
+        return message_blocks(self.messages, index, self._state(index), self._metrics(index))
+
+    def _metrics(self, index: int) -> StepMetrics | None:
+        """The tokens and cost of the agent step that wrote message `index` of the main history."""
+        history = self.history
+        if history is None or self.messages is not history.messages or index >= len(history.metrics):
+            return None
+        return history.metrics[index]
 
     def _build_through(
         self, through: int | None = None, lines: int | None = None, seconds: float | None = None
