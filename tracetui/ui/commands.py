@@ -9,9 +9,9 @@ from functools import partial
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from ..data.ordering import SORT_KEYS
 from .screens.help import key_names
 from .user_keymap import bindings_by_id, keymap_of
+from .widgets.trial_list import TrialList
 
 
 class EntryCommands(Provider):
@@ -53,8 +53,10 @@ class ScreenCommands(EntryCommands):
 
 
 class SortCommands(EntryCommands):
-    """The triage screen's sort orders, which `o` cycles through."""
+    """The triage screen's sort orders, which `o` cycles through (tokens, cost and agent time only for
+    sources that record them)."""
 
     def entries(self) -> list[tuple[str, str, str]]:
         cycle = key_names(bindings_by_id()["sort.cycle"], keymap_of(self.app))
-        return [(f"Sort by {key}", f"sort_by('{key}')", f"{cycle} cycles the sort order") for key in SORT_KEYS]
+        keys = self.screen.query_one(TrialList).session.ordering.keys
+        return [(f"Sort by {key}", f"sort_by('{key}')", f"{cycle} cycles the sort order") for key in keys]

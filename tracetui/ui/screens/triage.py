@@ -28,7 +28,6 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from ...data.errors import SourceError
 from ...data.facets import ASK_PREFIX, FilterState
-from ...data.ordering import SORT_KEYS
 from ...data.search import SearchCancelled, SearchResult, search
 from ...data.session import Applied, Session
 from ...data.verifier_index import VerifierIndex, build_verifier_index
@@ -476,12 +475,13 @@ class TriageScreen(Screen[None]):
         self.status("Filters cleared.", about=self.about_filters)
 
     def action_cycle_sort(self) -> None:
-        self.sort_key = SORT_KEYS[(SORT_KEYS.index(self.sort_key) + 1) % len(SORT_KEYS)]
+        keys = self.session.ordering.keys
+        self.sort_key = keys[(keys.index(self.sort_key) + 1) % len(keys)]
         self.apply_filters()
         self.status(f"Sorted by {self.sort_key}{' (reversed)' if self.sort_reverse else ''}.", about=self.about_filters)
 
     def action_sort_by(self, key: str) -> None:
-        if key in SORT_KEYS:
+        if key in self.session.ordering.keys:
             self.sort_key = key
             self.apply_filters()
             self.status(f"Sorted by {key}.", about=self.about_filters)

@@ -7,6 +7,9 @@ same frame, so titles and cells cannot disagree.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+
 import numpy as np
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -17,6 +20,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ...data.session import Session
+from ...render.figures import cost, seconds, tokens
 from .. import keymap
 from ..cuts import Cuts
 from ..format import OUTCOME_BADGES, fit, model_names
@@ -92,6 +96,7 @@ class TrialList(CursorList):
                 right=True,
                 sort_key="messages",
             ),
+            *self._usage_columns(),
             Column("date", "date", 10, lambda t, w: info(t).date[:10], give_way=((10, 0),), style=DIM, sort_key="date"),
         ]
         if len(self.session.datasets) > 1:
@@ -107,6 +112,35 @@ class TrialList(CursorList):
                 ),
             )
         return columns
+
+    def _usage_columns(self) -> list[Column]:
+        """Tokens (input and output), cost and agent time, for the sources that record them (harbor job
+        folders): absent otherwise, blank for a trial without the figure; the cost keeps its place longest."""
+        forms = (
+            ("tokens", "tokens", 6, tokens, 18),
+            ("cost", "cost", 7, cost, 34),
+            ("agent_time", "agent", 6, seconds, 22),
+        )
+        return [
+            Column(
+                key,
+                title,
+                width,
+                lambda t, w, key=key, form=form: self._usage_cell(key, t, form),
+                give_way=((priority, 0),),
+                style=DIM if key != "cost" else None,
+                right=True,
+                sort_key=key,
+            )
+            for key, title, width, form, priority in forms
+            if key in self.session.ordering.usage_figures
+        ]
+
+    def _usage_cell(self, key: str, trial: int, form: Callable[[float], str]) -> str:
+        """Read when drawn: the session's figures are new arrays once a job run adds trials."""
+        values = self.session.ordering.usage_figures.get(key)
+        value = math.nan if values is None or trial >= len(values) else float(values[trial])
+        return "" if math.isnan(value) else form(value)
 
     def set_column(self, column: Column) -> None:
         """Add or replace a column (by key), after the base columns."""
