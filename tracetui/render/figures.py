@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from ..data.usage import TrialUsage
 from ..trace.model import StepMetrics
 
 
@@ -64,6 +65,26 @@ def step_usage(metrics: StepMetrics | None) -> str:
     return " · ".join(parts)
 
 
-def or_blank(value: float | None, form) -> str:
-    """`form(value)`, or "" for a figure not recorded."""
-    return form(value) if _known(value) else ""
+def trial_usage(usage: TrialUsage | None) -> list[str]:
+    """A trial's time split and its tokens and cost, a short line each, as harbor records them:
+    `⏱ agent 2m05s · verifier 25s · total 2m40s` and `$0.045 · 4.4k uncached in · 4.8k cached in · 1.2k
+    out`; only the figures recorded, no line without one."""
+    if usage is None:
+        return []
+    times = [
+        f"{word} {seconds(value)}"
+        for word, value in (
+            ("agent", usage.agent_seconds),
+            ("verifier", usage.verifier_seconds),
+            ("total", usage.total_seconds),
+        )
+        if _known(value)
+    ]
+    money = [cost(usage.cost_usd)] if _known(usage.cost_usd) else []
+    if _known(usage.cached_tokens) and _known(usage.input_tokens):
+        money += [f"{tokens(usage.uncached_tokens)} uncached in", f"{tokens(usage.cached_tokens)} cached in"]
+    elif _known(usage.input_tokens):
+        money.append(f"{tokens(usage.input_tokens)} in")
+    if _known(usage.output_tokens):
+        money.append(f"{tokens(usage.output_tokens)} out")
+    return [line for line in ("⏱ " + " · ".join(times) if times else "", " · ".join(money)) if line]

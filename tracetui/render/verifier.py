@@ -4,6 +4,7 @@ install noise folded. Enter on a failed test jumps to its traceback in the log."
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -48,14 +49,17 @@ def verifier_view(
     report: VerifierReport,
     unfolded: frozenset[int] = frozenset(),
     expanded: bool = False,
+    usage: Sequence[str] = (),
 ) -> VerifierView:
+    """`usage`: lines under the verdict (the trial's time split, tokens and cost, where recorded)."""
     from ..verifier import verdict_line  # the caller parsed the log: the parser is loaded already
 
     role = f"outcome.{outcome}" if outcome in COLOURED_OUTCOMES else "heading"
+    figures = [Block(line, style="meta") for line in usage]
     if text is None:
         why = f" — the trial ended with {sanitize(result)}" if outcome == "error" and result else ""
-        return VerifierView([Block(f"The verifier did not run{why}.", style=role)])
-    blocks = [Block(sanitize(verdict_line(outcome, result, report)), style=role)]
+        return VerifierView([Block(f"The verifier did not run{why}.", style=role), *figures])
+    blocks = [Block(sanitize(verdict_line(outcome, result, report)), style=role), *figures]
     failures = {f.test: f for f in report.failures}
     failed = report.failed_tests
     if failed:

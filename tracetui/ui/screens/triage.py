@@ -529,7 +529,7 @@ class TriageScreen(Screen[None]):
                 self.conversation.set_blocks([Block(line, style="warning")])
             self.status(line)
         info = self.session.info(trial)
-        self.verifier.show(self.session.verifier_output(trial), info.outcome, info.result)
+        self.verifier.show(self.session.verifier_output(trial), info.outcome, info.result, self.session.usage_of(trial))
         self.findings.show_trial(trial)
         self._highlight_matches()
         self._status_position()
@@ -545,9 +545,8 @@ class TriageScreen(Screen[None]):
             if self._subagent is None:
                 self.conversation.grow(history.messages, history)
             info = self.session.info(current)
-            text = self.session.verifier_output(current)
-            if (text, info.outcome, info.result) != (self.verifier.text, self.verifier.outcome, self.verifier.result):
-                self.verifier.show(text, info.outcome, info.result)
+            text, usage = self.session.verifier_output(current), self.session.usage_of(current)
+            self.verifier.show_changed(text, info.outcome, info.result, usage)
             self.findings.show_trial(current)
             if self.find_pattern is not None:
                 self.conversation.find(self.find_pattern)

@@ -10,6 +10,7 @@ from rich.style import Style
 from textual.message import Message
 
 from ...render.block import GotoLogLine, Toggle, UnfoldNoise
+from ...render.figures import trial_usage
 from ...render.verifier import verifier_view
 from .. import keymap
 from .block_view import BlockView
@@ -17,6 +18,7 @@ from .cursor_list import CursorKeys
 from .line_view import Notice
 
 if TYPE_CHECKING:
+    from ...data.usage import TrialUsage
     from ...verifier import VerifierReport
 
 CURSOR = Style(color="cyan", bold=True)
@@ -42,6 +44,8 @@ class VerifierPanel(CursorKeys, BlockView):
         self.text: str | None = None
         self.outcome = "unknown"
         self.result: str | None = None
+        self.usage: list[str] = []
+        """The lines of the trial's time split, tokens and cost under the verdict."""
         self.report: VerifierReport | None = None  # once a log is shown
         self.unfolded: frozenset[int] = frozenset()
         self.expanded = False
@@ -49,12 +53,20 @@ class VerifierPanel(CursorKeys, BlockView):
         self._painted = False
         self.failure = -1  # the failed test last reached with `goto_failure`
 
-    def show(self, text: str | None, outcome: str, result: str | None) -> None:
+    def show(self, text: str | None, outcome: str, result: str | None, usage: TrialUsage | None = None) -> None:
+        """The trial's verifier log under its verdict, with its time split, tokens and cost (`usage`,
+        for sources that record them) between them."""
         self.text, self.outcome, self.result = text, outcome, result
+        self.usage = trial_usage(usage)
         if self._painted:
             self._show_now()
         else:  # the first log waits for the first frame: the parser's import stays off start-up
             self.call_after_refresh(self._after_first_frame)
+
+    def show_changed(self, text: str | None, outcome: str, result: str | None, usage: TrialUsage | None) -> None:
+        """`show`, unless the panel shows that already (a running trial's reading again: folds stay)."""
+        if (text, outcome, result, trial_usage(usage)) != (self.text, self.outcome, self.result, self.usage):
+            self.show(text, outcome, result, usage)
 
     def _after_first_frame(self) -> None:
         if not self._painted:
@@ -73,7 +85,9 @@ class VerifierPanel(CursorKeys, BlockView):
     def _render_view(self, keep_scroll: bool) -> None:
         if self.report is None:  # nothing shown yet
             return
-        view = verifier_view(self.text, self.outcome, self.result, self.report, self.unfolded, self.expanded)
+        view = verifier_view(
+            self.text, self.outcome, self.result, self.report, self.unfolded, self.expanded, self.usage
+        )
         self._line_block = view.line_block
         self.set_blocks(view.blocks, keep_scroll=keep_scroll)
 
