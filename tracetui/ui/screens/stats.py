@@ -3,7 +3,9 @@
 A model x task matrix (tasks down, models across, since task lists are long and model lists short),
 outcome counts per model (each pass rate with its 95% interval and, once the findings are in, the rate
 without reward hacks), pass@k per model, per dataset (when several are open), task health, findings
-per model and per task, the result distribution and the episode / message / size distributions. Enter on
+per model and per task, the result distribution and the episode / message / size distributions; for
+sources that record them (harbor job folders), tokens, cost and agent time per model, dataset and task,
+and per model the cost against the pass rate (the Pareto frontier). Enter on
 a matrix cell or a table row dismisses the screen with a FilterState for the triage screen to apply.
 """
 
@@ -25,6 +27,7 @@ from ...data.stats import GroupRow, Histogram, OutcomeCounts, group_stats, overv
 from ...data.task_health import FACET as HEALTH
 from ...data.task_health import WORDS
 from ...data.trials import OUTCOMES, outcome_of
+from ...data.usage import GroupUsage, group_usage, pareto
 from .. import keymap
 from ..format import OUTCOME_BADGES, human_size, short_model
 from ..widgets.bar_chart import BarChart
@@ -34,6 +37,7 @@ from ..widgets.group_table import GroupTable, interval_text
 from ..widgets.matrix_view import SORTS, MatrixView
 from ..widgets.pass_at_k_table import PassAtKTable
 from ..widgets.table import DIM, Picked, TableSection, percent
+from ..widgets.usage_table import FRONTIER, ParetoTable, UsageTable
 
 BAR = Style(color="cyan")
 TOP_RESULTS = 12
@@ -123,6 +127,19 @@ def answer_rows(session: Session, mask: np.ndarray) -> list[tuple[str, list[Grou
     return [(name, rows) for name, rows in tables if rows]
 
 
+USAGE_GROUPS = ("model", "dataset", "task")
+USAGE_TITLE = "Tokens, cost, time per {}  (/trial: mean · $/pass: cost per passed trial)"
+
+
+def usage_rows(session: Session, mask: np.ndarray, column: str) -> list[tuple[str, GroupUsage]]:
+    """`tracetui stats --by COLUMN`'s usage figures, per value in label order; [] when no trial of `mask`
+    records any (exported datasets), and for datasets when only one is open."""
+    if column == "dataset" and len(session.datasets) < 2:
+        return []
+    found = group_usage(session, mask, (column,))
+    return sorted(((key[0], usage) for key, usage in found.items()), key=lambda row: row[0].lower())
+
+
 class StatsBody(VerticalScroll):
     """The page of sections; j / k / space / b scroll it when it is focused or no table takes the key."""
 
@@ -145,6 +162,8 @@ class StatsScreen(Screen[FilterState | None]):
         self.health = health_rows(session, mask, hacked)
         self.tags = task_tags(session, mask)
         self.answers = answer_rows(session, mask)
+        self.usage = {column: usage_rows(session, mask, column) for column in USAGE_GROUPS}
+        self.pareto = pareto(session, mask)
 
     def compose(self) -> ComposeResult:
         yield InfoBar(id="stats-header")
@@ -158,6 +177,13 @@ class StatsScreen(Screen[FilterState | None]):
                 GroupTable("model", id="stats-models"),
                 "Per model  (95%: Wilson interval of the pass rate · w/o hack: passes without a reward-hack finding)",
             )
+            if self.usage["model"]:
+                yield TableSection(UsageTable("model", id="stats-usage-model"), USAGE_TITLE.format("model"))
+            if self.pareto:
+                yield TableSection(
+                    ParetoTable(id="stats-pareto"),
+                    f"Cost against pass rate per model  ({FRONTIER}: on the Pareto frontier)",
+                )
             if self.figures.pass_at_k:
                 yield TableSection(
                     PassAtKTable("model", "dataset", id="stats-pass-at-k"),
@@ -165,6 +191,8 @@ class StatsScreen(Screen[FilterState | None]):
                 )
             if len(self.session.datasets) > 1:
                 yield TableSection(GroupTable("dataset", id="stats-datasets"), "Per dataset")
+                if self.usage["dataset"]:
+                    yield TableSection(UsageTable("dataset", id="stats-usage-dataset"), USAGE_TITLE.format("dataset"))
             if self.health:
                 yield TableSection(
                     GroupTable("task_health", note_title="tasks", id="stats-health"),
@@ -183,6 +211,8 @@ class StatsScreen(Screen[FilterState | None]):
                     f"Answers to {name}  (trials per answer · Enter filters to the row)",
                 )
             yield TableSection(GroupTable("task", note_title="health", id="stats-tasks"), "Per task")
+            if self.usage["task"]:
+                yield TableSection(UsageTable("task", id="stats-usage-task"), USAGE_TITLE.format("task"))
             with Container(id="stats-charts"):
                 yield Static(id="chart-results")
                 yield Static(id="chart-episodes")
@@ -221,6 +251,11 @@ class StatsScreen(Screen[FilterState | None]):
             self.query_one("#stats-findings", GroupTable).set_rows(self.findings)
         for number, (_, rows) in enumerate(self.answers):
             self.query_one(f"#stats-ask-{number}", GroupTable).set_rows(rows)
+        for column, usage in self.usage.items():
+            if usage:
+                self.query_one(f"#stats-usage-{column}", UsageTable).set_rows(usage)
+        if self.pareto:
+            self.query_one(ParetoTable).set_points(self.pareto)
         self.query_one("#chart-results", Static).update(BarChart("Results", result_bars(figures.results)))
         self.query_one("#chart-episodes", Static).update(
             BarChart("Episodes per trial", histogram_bars(figures.episodes))
@@ -245,7 +280,7 @@ class StatsScreen(Screen[FilterState | None]):
         """
         height = self.size.height
         self.matrix.styles.max_height = max(4, height * 3 // 5)
-        for table in [*self.query(GroupTable), *self.query(PassAtKTable)]:
+        for table in [*self.query(GroupTable), *self.query(PassAtKTable), *self.query(UsageTable)]:
             table.styles.max_height = max(3, height * 2 // 5)
 
     def _refresh_headers(self) -> None:

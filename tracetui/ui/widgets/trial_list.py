@@ -115,10 +115,11 @@ class TrialList(CursorList):
 
     def _usage_columns(self) -> list[Column]:
         """Tokens (input and output), cost and agent time, for the sources that record them (harbor job
-        folders): absent otherwise, blank for a trial without the figure; the cost keeps its place longest."""
+        folders): absent otherwise, blank for a trial without the figure; the cost keeps its place longest, up to the
+        model name narrowing."""
         forms = (
             ("tokens", "tokens", 6, tokens, 18),
-            ("cost", "cost", 7, cost, 34),
+            ("cost", "cost", 7, cost, 28),
             ("agent_time", "agent", 6, seconds, 22),
         )
         return [
