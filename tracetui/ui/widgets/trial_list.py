@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 from rich.cells import cell_len
@@ -115,9 +116,9 @@ class TrialList(CursorList):
 
     def _usage_columns(self) -> list[Column]:
         """Tokens (input and output), cost and agent time, for the sources that record them (harbor job
-        folders): absent otherwise, blank for a trial without the figure; the cost keeps its place longest, up to the
-        model name narrowing."""
-        forms = (
+        folders): absent otherwise, blank for a trial without the figure; the cost keeps its place
+        longest, until the model name would narrow."""
+        forms: tuple[tuple[str, str, int, Callable[[float], str], int], ...] = (
             ("tokens", "tokens", 6, tokens, 18),
             ("cost", "cost", 7, cost, 28),
             ("agent_time", "agent", 6, seconds, 22),
@@ -127,7 +128,7 @@ class TrialList(CursorList):
                 key,
                 title,
                 width,
-                lambda t, w, key=key, form=form: self._usage_cell(key, t, form),
+                partial(self._usage_cell, key, form),
                 give_way=((priority, 0),),
                 style=DIM if key != "cost" else None,
                 right=True,
@@ -137,7 +138,7 @@ class TrialList(CursorList):
             if key in self.session.ordering.usage_figures
         ]
 
-    def _usage_cell(self, key: str, trial: int, form: Callable[[float], str]) -> str:
+    def _usage_cell(self, key: str, form: Callable[[float], str], trial: int, width: int) -> str:
         """Read when drawn: the session's figures are new arrays once a job run adds trials."""
         values = self.session.ordering.usage_figures.get(key)
         value = math.nan if values is None or trial >= len(values) else float(values[trial])
