@@ -224,13 +224,13 @@ def test_per_message_metrics_of_the_agent_steps():
     session = open_paths(JOBS / "2026-07-01__09-00-00")
     trial = by_name(session)["s-fizz-buzz__fRDnSf2"]
     history = session.history(trial)
-    metrics = session.message_metrics(trial)
+    metrics = history.metrics
     assert len(metrics) == len(history.messages)
     shown = [(m.role, metrics[m.index]) for m in history.messages if metrics[m.index] is not None]
     assert [role for role, _ in shown] == ["assistant"] * 4
     first = shown[0][1]
     assert (first.prompt_tokens, first.completion_tokens, first.cached_tokens) == (1259, 278, 0)
-    assert all(x is None for x in open_paths(EXPORT).message_metrics(0))
+    assert open_paths(EXPORT).history(0).metrics == ()  # the exported dataset records none
 
 
 # --- the summary cache ------------------------------------------------------------------------------
