@@ -280,7 +280,8 @@ class StatsScreen(Screen[FilterState | None]):
         """
         height = self.size.height
         self.matrix.styles.max_height = max(4, height * 3 // 5)
-        for table in [*self.query(GroupTable), *self.query(PassAtKTable), *self.query(UsageTable)]:
+        tables = [*self.query(GroupTable), *self.query(PassAtKTable), *self.query(UsageTable), *self.query(ParetoTable)]
+        for table in tables:
             table.styles.max_height = max(3, height * 2 // 5)
 
     def _refresh_headers(self) -> None:

@@ -92,7 +92,7 @@ class UsageTable(TableView):
     def _layout(self, width: int) -> list[tuple[Column, int]]:
         need = max(8, min(LABEL_MAX, max((len(label) for label in self._labels), default=8)))
         columns = [
-            Column("label", self.column, need, _blank, ((22, 16), (40, 10)), flex=True),
+            Column("label", self.column, need, _blank, ((22, 16), (40, 10))),
             *(Column(key, title, w, _blank, give_way=way, right=True) for key, title, w, way, _ in USAGE_COLUMNS),
         ]
         return fit_columns(columns, width)
