@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 
+from tracetui.data.facets import FilterState
 from tracetui.data.session import prepare
 from tracetui.data.sources import SourceSpec
 from tracetui.data.usage import group_usage, pareto
@@ -60,10 +61,10 @@ async def test_message_headers_show_each_steps_tokens_and_cost(tmp_path):
         assert not any(" in · " in h for h in headers(screen.conversation) if h.startswith("user"))
 
 
-async def open_stats(app, pilot):
+async def open_stats(app, pilot, results=None):
     screen = await wait_loaded(app, pilot)
     mask = np.ones(len(app.session), dtype=bool)
-    app.push_screen(StatsScreen(app.session, mask))
+    app.push_screen(StatsScreen(app.session, mask), callback=None if results is None else results.append)
     await pilot.pause()
     await pilot.pause()
     return screen, mask
@@ -94,6 +95,18 @@ async def test_stats_screen_gives_usage_per_model_and_task_and_the_pareto_view(t
             for name in ("claude-sonnet-4-5", "Qwen3-8B"):  # names stay whole at 80 columns
                 assert any(line.lstrip().startswith(name) for line in lines)
             assert "$/pass" in text_of(models.parent.query_one(".table-header"))
+
+
+async def test_enter_on_a_usage_row_filters_to_its_group(tmp_path):
+    app = jobs_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        results: list = []
+        await open_stats(app, pilot, results)
+        table = app.screen.query_one(ParetoTable)
+        table.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert results == [FilterState({"model": frozenset({table.points[0].model})})]
 
 
 async def test_trial_list_columns_sort_and_give_way(tmp_path):
