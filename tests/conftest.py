@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from pathlib import Path
@@ -39,6 +40,27 @@ def notices_logger():
     yield
     logger.handlers.clear()
     logger.propagate = True
+
+
+@pytest.fixture(autouse=True)
+def pilot_waits_for_keys(monkeypatch):
+    """Pilot's `press` returns once the app has taken the keys, but the app hands keys over one at a
+    time (ui/key_order.py): on a loaded machine a key may still be waiting when `press` returns. So
+    `press` here also waits until every key has done what it does, as a user would see it."""
+    from textual.pilot import Pilot
+
+    press = Pilot.press
+
+    async def press_and_wait(self, *keys: str) -> None:
+        await press(self, *keys)
+        order = getattr(self.app, "keys", None)
+        for _ in range(300):
+            if order is None or order.idle:
+                break
+            await asyncio.sleep(0.01)
+        await self.pause()
+
+    monkeypatch.setattr(Pilot, "press", press_and_wait)
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from tracetui.ui.screens.quit import QuitScreen
 
 from .disk_faults import refused_writes
 from .scenarios import loaded
-from .ui_helpers import make_app, text_of, wait_loaded
+from .ui_helpers import closed, make_app, text_of, wait_loaded
 
 
 def status(screen) -> str:
@@ -118,10 +118,7 @@ async def test_quit_with_unsaved_changes_asks_and_its_file_restores_them(sources
             path = tmp_path / "unsaved.json"
             prompt.query_one(Input).value = str(path)
             await pilot.press("w")
-            for _ in range(500):  # the file is written in a worker; a loaded machine takes its time
-                if app.return_code is not None:
-                    break
-                await pilot.pause(0.02)
+            await closed(pilot)
     assert not app.is_running and app.return_code == 0
     said = app.return_value  # printed once the terminal is back
     assert (
@@ -141,7 +138,7 @@ async def test_quit_anyway_says_what_was_lost(sources):
             await pilot.press("1", "q")
             assert isinstance(app.screen, QuitScreen)
             await pilot.press("Q")
-            await pilot.pause()
+            await closed(pilot)
     assert not app.is_running
     assert app.return_value == "tracetui: 1 label change not saved (disk I/O error): lost"
 

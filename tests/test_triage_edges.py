@@ -11,7 +11,7 @@ from textual.widgets._footer import FooterKey
 from tracetui.data.facets import FilterState
 
 from .scenarios import loaded
-from .ui_helpers import make_app, opened, text_of
+from .ui_helpers import closed, make_app, opened, text_of
 
 SIZES = [(80, 24), (120, 40)]
 
@@ -40,7 +40,7 @@ async def test_q_shows_and_quits_from_every_pane_even_with_nothing_listed(source
             await pilot.pause()
             assert "q Quit" in footer_keys(app, size[0]), pane
             await pilot.press("q")
-            await pilot.pause()
+            await closed(pilot)
         assert app.return_code == 0, pane
 
 

@@ -41,6 +41,14 @@ async def wait_loaded(app: TraceApp, pilot) -> TriageScreen:
     raise AssertionError("the session did not load")
 
 
+async def closed(pilot) -> None:
+    """Wait until the app has exited (a worker may write first; a loaded machine takes its time)."""
+    for _ in range(500):
+        if pilot.app.return_code is not None:
+            return
+        await pilot.pause(0.02)
+
+
 def text_of(widget) -> str:
     """The plain text a Static/InfoBar shows."""
     rendered = widget.render()

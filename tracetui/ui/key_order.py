@@ -62,6 +62,12 @@ class KeyOrder:
         self._ready: WeakSet[Screen[object]] = WeakSet()
         """Screens seen ready for typing once (later, a screen with nothing focused is not opening)."""
 
+    @property
+    def idle(self) -> bool:
+        """No key waits, and the last one handed over has gone all the way up (or will not: its widget
+        went, or it has had `MAX_WAIT`)."""
+        return not self.waiting and self._settled()
+
     def done(self, marker: KeyDone) -> None:
         """The marker has reached the app: so has its key, if nothing on the way stopped it."""
         marker.stop()
