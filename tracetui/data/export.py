@@ -9,7 +9,6 @@ nothing half-written behind.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
+from ..paths import write_atomically
 from ..trace.sanitize import sanitize
 from ..verifier import parse_verifier, verdict_line
 from .convert import BATCH_BYTES
@@ -102,8 +102,8 @@ def export_trials(
     added = pa.schema([*_ADDED, *((name, pa.string()) for name in extra)])
     parts = _plan(session, trial_ids)
     total = sum(part.count for part in parts)
-    temporary = out.with_name(f".{out.name}.{os.getpid()}.part")
-    try:
+
+    def write(temporary: Path) -> None:
         schema = _unify((_schema(part) for part in parts), added.names) if writer_type.needs_schema else None
         writer = writer_type(temporary, schema, added)
         try:
@@ -111,7 +111,7 @@ def export_trials(
             for part in parts:
                 for piece, owners in _pieces(part):
                     if cancelled is not None and cancelled():
-                        return 0
+                        raise _Cancelled
                     values: list[list[Any]] = [
                         [sorted(labels.get(int(t), ())) for t in owners],
                         [notes.get(int(t)) or None for t in owners],
@@ -123,12 +123,18 @@ def export_trials(
                         progress(done / max(total, 1), f"{done:,}/{total:,} rows")
         finally:
             writer.close()
-        os.replace(temporary, out)
+
+    try:
+        write_atomically(out, write)
+    except _Cancelled:
+        return 0
     except OSError as exc:
         raise SourceError(f"{out}: cannot write ({exc.strerror or exc})") from None
-    finally:
-        temporary.unlink(missing_ok=True)
     return total
+
+
+class _Cancelled(Exception):
+    """The export was cancelled: `write_atomically` removes what was written."""
 
 
 def without_rows(session: Session, trial_ids: Iterable[int]) -> list[int]:
