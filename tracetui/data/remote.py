@@ -33,11 +33,12 @@ from .dataset import Piece, Storage
 from .errors import SourceError, Unreachable
 from .group_cache import GroupCache, write_table
 from .hub_reads import ahead, read_columns, read_row_group
+from .lru import LRU
 from .sources import HubFiles, Progress, ResolvedSource
 from .utf8 import valid_utf8
 
 LOADED = 64
-"""Row groups kept mapped at once per dataset."""
+"""Row groups kept mapped at once per dataset (the ones used last)."""
 FILES_AT_ONCE = 32
 """Files whose short columns are fetched together (all their ranges in parallel, then decoded)."""
 READ_AHEAD = 3
@@ -85,10 +86,9 @@ class RemoteDataset(Storage):
         self.layout = Layout(**{**manifest["layout"], "meta": tuple(manifest["layout"]["meta"])})
         self._starts = np.asarray([g.start for g in self.groups], dtype=np.int64)
         self._footers: dict[int, pq.FileMetaData] = {}
-        self._loaded: dict[int, pa.RecordBatch] = {}
+        self._loaded: LRU[int, pa.RecordBatch] = LRU(LOADED)  # the UI thread maps cached row groups too
         self._logs: tuple[np.ndarray, pa.Array] | None = None  # (rows, their verifier logs), see keep_verifier_logs
         self._fetching = threading.Lock()  # one row group fetch at a time
-        self._keeping = threading.Lock()  # `_loaded` changes (the UI thread maps cached row groups too)
 
     @classmethod
     def open(
@@ -130,14 +130,8 @@ class RemoteDataset(Storage):
             batch = self._loaded.get(group) or self.cache.load(self.folder, group)
             if batch is None:
                 batch = self.cache.store(self.folder, group, self._fetch(group))
-            self._keep(group, batch)
+            self._loaded.put(group, batch)
         return batch
-
-    def _keep(self, group: int, batch: pa.RecordBatch) -> None:
-        with self._keeping:
-            self._loaded[group] = batch
-            while len(self._loaded) > LOADED:
-                self._loaded.pop(next(iter(self._loaded)))
 
     def ready(self, rows) -> bool:
         """Whether every row group of `rows` is at hand (mapping those the disk cache holds)."""
@@ -146,7 +140,7 @@ class RemoteDataset(Storage):
                 batch = self.cache.load(self.folder, group)
                 if batch is None:
                     return False
-                self._keep(group, batch)
+                self._loaded.put(group, batch)
         return True
 
     def load(self, rows) -> None:

@@ -14,9 +14,7 @@ import hashlib
 import itertools
 import math
 import shutil
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +25,7 @@ import pyarrow as pa
 
 from ...trace.outcome import ERROR
 from ..dataset import Piece, Storage
+from ..lru import LRU
 from ..sources import ResolvedSource
 from ..trials import LABEL_COLUMNS, Trials
 from ..usage import FIELDS, StepMetrics
@@ -72,8 +71,7 @@ class JobStorage(Storage):
         self.entries = list(summaries)
         self.results = job_results
         self.job_finished = job_finished
-        self._texts: OrderedDict[str, TrialText] = OrderedDict()
-        self._lock = threading.Lock()
+        self._texts: LRU[str, TrialText] = LRU(TEXTS)
         self._relayout()
 
     @property
@@ -192,26 +190,17 @@ class JobStorage(Storage):
         """The trial's text: read from its files (kept for the last few trials), the last good reading
         while harbor rewrites a file."""
         summary = self.entries[position]
-        with self._lock:
-            kept = self._texts.get(summary.name)
-            if kept is not None:
-                self._texts.move_to_end(summary.name)
-                return kept
+        kept = self._texts.get(summary.name)
+        if kept is not None:
+            return kept
         folder = self.job / summary.name
         for attempt in range(RETRIES):
             fresh, text = summarize(folder, self.job_finished)
             if fresh.outcome != ERROR or summary.outcome == ERROR:
-                self.keep(summary.name, text)
+                self._texts.put(summary.name, text)
                 break
             time.sleep(0.05 * (attempt + 1))  # harbor is rewriting a file: not kept, read again next time
         return text
-
-    def keep(self, name: str, text: TrialText) -> None:
-        with self._lock:
-            self._texts[name] = text
-            self._texts.move_to_end(name)
-            while len(self._texts) > TEXTS:
-                self._texts.popitem(last=False)
 
     def _rows_of(self, row: int) -> tuple[int, TrialRows, int]:
         layout = self._layout
@@ -297,10 +286,10 @@ class JobStorage(Storage):
             else:
                 changed.append(len(self.entries))
                 self.entries.append(summary)
-            with self._lock:
-                self._texts.pop(name, None)
             if name in texts:
-                self.keep(name, texts[name])
+                self._texts.put(name, texts[name])
+            else:
+                self._texts.discard(name)
         if results != self.results or finished != self.job_finished:
             names = {
                 p
