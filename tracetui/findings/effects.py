@@ -12,7 +12,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from .paths import basename, normalize
@@ -143,7 +143,7 @@ def effects(commands: list[Simple], cwd: Cwd, depth: int = 0) -> list[Effect]:
         found = _command_effects(command, cwd, _fed(previous) if previous else None, depth)
         url = _url(previous) if previous else None
         if url is not None:  # `curl URL | tar -x`: the archive came from the URL
-            found = [Effect(e.verb, e.path, e.command, url, e.content) if e.source == "-" else e for e in found]
+            found = [replace(e, source=url) if e.source == "-" else e for e in found]
         out.extend(found)
     return out
 
