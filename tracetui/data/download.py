@@ -59,14 +59,14 @@ def remote_datasets(session) -> list[tuple[int, RemoteDataset]]:
 
 def missing_bytes(storage: RemoteDataset) -> int:
     """Bytes of a hub dataset's files not yet in the HF cache."""
-    hub = storage.hub
+    hub = storage.hub_files
     return sum(size for size, local in zip(hub.sizes, hub.local) if not local.exists())
 
 
 def disk_shortfall(storage: RemoteDataset) -> tuple[int, int] | None:
     """None when downloading and converting `storage` fits in the free disk space, else (bytes needed,
     bytes free). The conversion's size is the text's uncompressed size, from the parquet footers."""
-    hub = storage.hub
+    hub = storage.hub_files
     downloading = missing_bytes(storage)
     converting = sum(pc.sum(storage.meta.column(name)).as_py() or 0 for name in ("n_bytes", "verifier_bytes"))
     hf_disk, cache_disk = _existing(hub.folder), _existing(cache_dir())
@@ -98,7 +98,7 @@ def local_copy(
             raise Cancelled()
         state.converting = max(fraction, 0.01)
 
-    download(storage.hub, fetched)
+    download(storage.hub_files, fetched)
     dataset = kind_of(source).open(source, converted, cache_size)
     return dataset, grouped(dataset).size
 

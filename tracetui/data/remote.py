@@ -73,9 +73,9 @@ class Layout:
 class RemoteDataset(Storage):
     local = False
 
-    def __init__(self, source: ResolvedSource, hub: HubFiles, folder: Path, cache: GroupCache) -> None:
+    def __init__(self, source: ResolvedSource, hub_files: HubFiles, folder: Path, cache: GroupCache) -> None:
         self.source = source
-        self.hub = hub
+        self.hub_files = hub_files
         self.folder = folder
         self.cache = cache
         self.meta = pa.ipc.open_file(pa.memory_map(str(folder / "meta.arrow"))).read_all()
@@ -196,7 +196,7 @@ class RemoteDataset(Storage):
         where = self.groups[group]
         layout = self.layout
         wanted = leaves or (layout.conversation, *(("verifier_output",) if layout.verifier else ()))
-        batch = _one_batch(read_row_group(self.hub, where.file, self._footer(where.file), where.index, wanted))
+        batch = _one_batch(read_row_group(self.hub_files, where.file, self._footer(where.file), where.index, wanted))
         return batch if leaves else data_batch(batch)
 
     def _footer(self, file: int) -> pq.FileMetaData:
