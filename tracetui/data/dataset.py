@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from .sources import ResolvedSource
+from .trial_groups import grouped
 from .utf8 import python_values
 
 if TYPE_CHECKING:
@@ -92,8 +93,6 @@ class Storage:
 
     def group(self) -> Trials:
         """The rows grouped into trials (worked out from the metadata, and kept beside it)."""
-        from .trial_groups import grouped
-
         return grouped(self)
 
     def usage(self) -> dict[str, np.ndarray] | None:

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import orjson
 
 from ..paths import write_atomically
 from .cache import read_kept
-from .dataset import Storage
 from .trials import Trials, group_rows
+
+if TYPE_CHECKING:  # Storage.group() is this module's `grouped`: a type here, not an import at run time
+    from .dataset import Storage
 
 VERSION = 2
 """Bump when `trials.group_rows` changes what it computes."""

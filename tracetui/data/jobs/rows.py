@@ -4,10 +4,12 @@ row is a slice, and nested-prefix rows cost no more memory than the trajectory."
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..dataset import Storage
-from .trial import TrialText
+
+if TYPE_CHECKING:  # trial.py reads its texts through these rows: a type here, not an import at run time
+    from .trial import TrialText
 
 
 class TrialRows(Storage):

@@ -22,11 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from ...trace.outcome import ERROR, RUNNING
+from ..history import rebuild_history
 from ..usage import StepMetrics
 from . import atif
 from .atif import Messages, Segment, TrajectoryError
 from .files import Stamp, Unreadable, entries, is_dir, is_file, read_json, read_text, stamp
 from .results import NoAgent, RunMeta, config_meta, own_result, run_meta, usage
+from .rows import TrialRows
 
 MAIN = "trajectory.json"
 VERIFIER_LOGS = ("test-stdout.txt", "test-stderr.txt")
@@ -270,9 +272,6 @@ def verifier_log(folder: Path) -> str | None:
 
 def _history_size(text: TrialText) -> tuple[int, int, int]:
     """(messages, bytes, restarts) of the history the session rebuilds from these rows."""
-    from ..history import rebuild_history
-    from .rows import TrialRows
-
     rows = TrialRows(text)
     count = len(text.main_rows())
     history = rebuild_history(rows, list(range(count)), list(range(count)), [])
