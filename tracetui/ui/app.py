@@ -253,8 +253,8 @@ class TraceApp(App):
     @work(thread=True, exclusive=True, group="download", exit_on_error=False, description="Download")
     def download_local(self, session: Session) -> None:
         """Download and convert each remote dataset, then swap its local copy into the session."""
+        from ..data.download import Cancelled as DownloadCancelled
         from ..data.download import local_copy, remote_datasets
-        from ..data.hub import Cancelled as DownloadCancelled
 
         worker = get_current_worker()
         state = session.download
