@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow.compute as pc
@@ -22,6 +23,9 @@ from .hub import Cancelled, download
 from .remote import RemoteDataset
 from .source_kinds import kind_of
 from .trial_groups import grouped
+
+if TYPE_CHECKING:
+    from .session import Session
 
 CONVERSION_SHARE = 0.2
 """Of the progress bar: the download is the rest (converting a shard takes ~1/5 of fetching it here)."""
@@ -52,7 +56,7 @@ class Download:
             self.done += count
 
 
-def remote_datasets(session) -> list[tuple[int, RemoteDataset]]:
+def remote_datasets(session: Session) -> list[tuple[int, RemoteDataset]]:
     """The session's datasets read from the hub, with their index in the session."""
     return [(index, ds) for index, ds in enumerate(session.datasets) if isinstance(ds, RemoteDataset)]
 

@@ -22,6 +22,7 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
 from ..paths import write_atomically
+from ..trace.model import Message
 from ..trace.sanitize import sanitize
 from ..verifier import parse_verifier, verdict_line
 from .convert import BATCH_BYTES
@@ -72,7 +73,7 @@ class _RowsPart:
 
     def schema(self) -> pa.Schema:
         """From one trial per agent (each agent writes its own tool definitions: their type)."""
-        seen: dict[object, list[dict]] = {}
+        seen: dict[object, list[dict[str, Any]]] = {}
         for _, position in self.trials:
             rows = self.dataset.exported_rows(position) or []
             if rows and rows[0]["agent"] not in seen:
@@ -279,7 +280,7 @@ def _unify(schemas: Iterable[pa.Schema], added: list[str]) -> pa.Schema:
     return pa.schema([(name, kind) for name, kind in types.items() if name not in added])
 
 
-def _json_table(rows: list[dict]) -> pa.Table:
+def _json_table(rows: list[dict[str, Any]]) -> pa.Table:
     """Decoded JSON rows as a table; a column Arrow cannot type (mixed shapes) becomes JSON text."""
     names = list(dict.fromkeys(name for row in rows for name in row))
     columns = {}
@@ -311,13 +312,13 @@ def _conform(piece: Piece, schema: pa.Schema) -> list[pa.Array]:
     return columns
 
 
-def _text(value) -> str | None:
+def _text(value: object) -> str | None:
     if value is None or isinstance(value, str):
         return value
     return orjson.dumps(value, default=_json_default).decode()
 
 
-def _json_default(value):
+def _json_default(value: object) -> str:
     """What orjson cannot encode by itself: binaries as text, the rest (decimals, durations) by str."""
     if isinstance(value, (bytes, bytearray)):
         return bytes(value).decode("utf-8", "replace")
@@ -453,7 +454,7 @@ def trial_markdown(session: Session, trial: int) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def _messages(messages) -> list[str]:
+def _messages(messages: Iterable[Message]) -> list[str]:
     out = []
     for message in messages:
         restart = " · after a context summarization" if message.restart else ""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -115,7 +115,7 @@ class RemoteDataset(Storage):
     def _group_of(self, row: int) -> int:
         return int(np.searchsorted(self._starts, row, side="right")) - 1
 
-    def _groups_of(self, rows) -> list[int]:
+    def _groups_of(self, rows: Iterable[int]) -> list[int]:
         return sorted({self._group_of(int(row)) for row in rows})
 
     def _locate(self, row: int) -> tuple[pa.RecordBatch, int]:
@@ -133,7 +133,7 @@ class RemoteDataset(Storage):
             self._loaded.put(group, batch)
         return batch
 
-    def ready(self, rows) -> bool:
+    def ready(self, rows: Iterable[int]) -> bool:
         """Whether every row group of `rows` is at hand (mapping those the disk cache holds)."""
         for group in self._groups_of(rows):
             if group not in self._loaded:
@@ -143,7 +143,7 @@ class RemoteDataset(Storage):
                 self._loaded.put(group, batch)
         return True
 
-    def load(self, rows) -> None:
+    def load(self, rows: Iterable[int]) -> None:
         """Fetch the row groups of `rows` that are not at hand. Raises Unreachable."""
         for group in self._groups_of(rows):
             self._group(group)

@@ -45,7 +45,7 @@ def _load(arrays: Path, texts: Path) -> Trials:
     return Trials(**found)
 
 
-def _store(trials: Trials, arrays, texts) -> None:
+def _store(trials: Trials, arrays: Path, texts: Path) -> None:
     """Best effort: a read-only folder only means grouping again next time."""
     values = {f.name: getattr(trials, f.name) for f in fields(Trials) if f.name not in (*_TEXT, "codes")}
     values.update({f"codes.{name}": codes for name, codes in trials.codes.items()})

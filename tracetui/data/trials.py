@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -150,7 +150,7 @@ def _concat_offsets(offsets: list[np.ndarray]) -> np.ndarray:
     return np.concatenate(out)
 
 
-def _codes(column: pa.ChunkedArray) -> tuple[np.ndarray, list]:
+def _codes(column: pa.ChunkedArray) -> tuple[np.ndarray, list[Any]]:
     array = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
     if not pa.types.is_dictionary(array.type):
         array = pc.dictionary_encode(array)

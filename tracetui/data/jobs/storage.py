@@ -261,7 +261,7 @@ class JobStorage(Storage):
         summary = self.entries[position]
         return len(summary.rows) + len(summary.subs) if summary.finished else 0
 
-    def exported_rows(self, position: int) -> list[dict]:
+    def exported_rows(self, position: int) -> list[dict[str, Any]]:
         """The rows harbor's exporter writes for the trial at `position` (none for a trial it would not
         export: running, or with no result it can read)."""
         summary = self.entries[position]
@@ -305,7 +305,7 @@ class JobStorage(Storage):
         return _restore, (self.source, [s.to_json() for s in self.entries], self.results, self.job_finished)
 
 
-def _restore(source: JobSource, entries: list[dict], results: dict[str, str], finished: bool) -> JobStorage:
+def _restore(source: JobSource, entries: list[dict[str, Any]], results: dict[str, str], finished: bool) -> JobStorage:
     """A JobStorage as another process had it (the findings workers reopen the session)."""
     return JobStorage(source, [TrialSummary.from_json(e) for e in entries], results, finished)
 
