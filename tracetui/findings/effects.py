@@ -109,7 +109,7 @@ Handler = Callable[[Words, Add, Cwd, str | None], None]
 changes), and the text fed to it (a heredoc or the echo piped in)."""
 
 
-def command_words(command: Simple) -> tuple[str, ...]:
+def command_words(command: Simple) -> Words:
     """The words of the program actually run: assignments, `sudo`, `env`, `timeout 30`, `uv run`... removed."""
     words = list(command.words)
     while words:
