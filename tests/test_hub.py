@@ -186,12 +186,14 @@ def test_a_download_resumes_after_a_dropped_connection(shards, serve):
     hub = serve({REPO: shards})
     source = prepare([SourceSpec(REPO)], progressive=True)[0]
     hub.reset_counts()
-    hub.cut_after = source.hub.sizes[0] // 2  # the connection drops once, in the middle of the first file
-    download(source.hub, lambda count: None, workers=1)
+    hub.cut_after = source.hub_files.sizes[0] // 2  # the connection drops once, in the middle of the first file
+    download(source.hub_files, lambda count: None, workers=1)
     assert source.downloaded
     resumed = [r for method, _, r in hub.requests if method == "GET" and r]
     assert resumed and int(resumed[0].removeprefix("bytes=").split("-")[0]) > 0  # from where it stopped
-    assert source.hub.total < hub.bytes_served < source.hub.total + CHUNK_BYTES  # only the chunk in flight twice
+    assert (
+        source.hub_files.total < hub.bytes_served < source.hub_files.total + CHUNK_BYTES
+    )  # only the chunk in flight twice
 
 
 def test_an_interrupted_download_resumes_with_the_missing_files(shards, serve):
@@ -200,7 +202,7 @@ def test_an_interrupted_download_resumes_with_the_missing_files(shards, serve):
     hub = serve({REPO: shards})
     source = prepare([SourceSpec(REPO)], progressive=True)[0]
     assert len(source.files) == 3 and not source.downloaded
-    first_size = source.hub.sizes[0]
+    first_size = source.hub_files.sizes[0]
     hub.reset_counts()
 
     def quit_during_the_second_file(count: int) -> None:
@@ -208,15 +210,15 @@ def test_an_interrupted_download_resumes_with_the_missing_files(shards, serve):
             raise Cancelled()
 
     with pytest.raises(Cancelled):
-        download(source.hub, quit_during_the_second_file, workers=1)
+        download(source.hub_files, quit_during_the_second_file, workers=1)
     assert [file.exists() for file in source.files] == [True, False, False]
     hub.settle()  # the body the cancelled download left in flight is not counted below
     hub.reset_counts()
     again = prepare([SourceSpec(REPO)], progressive=True)[0]
-    download(again.hub, lambda count: None)
+    download(again.hub_files, lambda count: None)
     fetched = {path for method, path, _ in hub.requests if method == "GET" and "/resolve/" in path}
-    assert fetched == {f"/datasets/{REPO}/resolve/{again.revision}/{path}" for path in again.hub.paths[1:]}
-    assert hub.bytes_served == sum(again.hub.sizes[1:])
+    assert fetched == {f"/datasets/{REPO}/resolve/{again.revision}/{path}" for path in again.hub_files.paths[1:]}
+    assert hub.bytes_served == sum(again.hub_files.sizes[1:])
     session = open_session(prepare([SourceSpec(REPO)]))
     assert session.local_ready.is_set() and session.num_rows == 3_000
 
@@ -229,7 +231,7 @@ def test_export_before_the_download_is_one_line_then_works(shards, serve, tmp_pa
     session = remote_session()
     with pytest.raises(SourceError, match="not downloaded yet"):
         export_trials(session, [0], tmp_path / "out.jsonl")
-    download(session.datasets[0].source.hub)
+    download(session.datasets[0].source.hub_files)
     assert export_trials(session, [0], tmp_path / "out.jsonl") == session.info(0).episodes
 
 

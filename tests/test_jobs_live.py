@@ -48,21 +48,21 @@ def poll_and_apply(follower: Follower, session: Session):
     changes = follower.poll()
     if changes is None:
         return None
-    applied = changes.apply(session)
+    applied = session.apply(changes.updates)
     follower.applied(changes)
     return applied
 
 
 def test_nothing_changed_nothing_to_apply(tmp_path):
     session = open_paths(copy_tree(SAMPLE / "jobs", tmp_path / "jobs"))
-    follower = Follower(session)
+    follower = Follower(session.datasets)
     assert follower.poll() is None and follower.poll() is None
 
 
 def test_a_running_trial_grows_then_finishes_under_its_id(tmp_path):
     jobs = copy_tree(SAMPLE / "jobs", tmp_path / "jobs")
     session = open_paths(jobs)
-    follower = Follower(session)
+    follower = Follower(session.datasets)
     trial = by_name(session)[RUNNING]
     names = {t: session.info(t).trial_name for t in range(len(session))}
     before = session.history(trial)
@@ -86,7 +86,7 @@ def test_a_running_trial_grows_then_finishes_under_its_id(tmp_path):
 def test_new_trials_get_new_ids_and_the_indexes_follow(tmp_path):
     jobs = copy_tree(SAMPLE / "jobs", tmp_path / "jobs")
     session = open_paths(jobs, SAMPLE / "export" / "hub")  # the job first: its new trial must not shift the hub's
-    follower = Follower(session)
+    follower = Follower(session.datasets)
     verifiers = build_verifier_index(session)
     findings = build_findings_index(session, verifiers=verifiers)
     hub = {t: session.info(t).trial_name for t in range(len(session)) if session.info(t).dataset == "hub"}
@@ -112,7 +112,7 @@ def test_new_trials_get_new_ids_and_the_indexes_follow(tmp_path):
 def test_a_half_written_file_keeps_the_last_good_reading(tmp_path):
     jobs = copy_tree(SAMPLE / "jobs", tmp_path / "jobs")
     session = open_paths(jobs)
-    follower = Follower(session)
+    follower = Follower(session.datasets)
     trial = by_name(session)[RUNNING]
     shown = session.history(trial)  # the pane shows it
     path = running_folder(jobs) / "agent" / "trajectory.json"
@@ -130,7 +130,7 @@ def test_a_half_written_file_keeps_the_last_good_reading(tmp_path):
 def test_a_broken_file_that_stays_broken_is_an_error_at_last(tmp_path):
     jobs = copy_tree(SAMPLE / "jobs", tmp_path / "jobs")
     session = open_paths(jobs)
-    follower = Follower(session)
+    follower = Follower(session.datasets)
     job = jobs / "2026-07-01__12-00-00"
     write_trial(job, "s-broken__Broken1", finished=False)
     (job / "s-broken__Broken1" / "agent" / "trajectory.json").write_text("{")

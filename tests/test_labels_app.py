@@ -114,7 +114,11 @@ async def test_quit_with_unsaved_changes_asks_and_its_file_restores_them(sources
             assert isinstance(prompt, QuitScreen)
             prompt.query_one(Input).value = str(tmp_path / "no" / "such" / "folder.json")
             await pilot.press("w")
-            assert "Cannot write" in text_of(prompt.query_one("#unsaved-problem")) and app.is_running
+            problem = prompt.query_one("#unsaved-problem")
+            await wait_for(
+                pilot, lambda: "Cannot write" in text_of(problem), "the refused path said"
+            )  # keys wait in order
+            assert app.is_running
             path = tmp_path / "unsaved.json"
             prompt.query_one(Input).value = str(path)
             await pilot.press("w")

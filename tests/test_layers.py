@@ -1,10 +1,12 @@
 """The package layout is a stack of layers: a module imports from its own package and the layers below
-it, never from one above (nor a sibling of its layer). Read from every module's import statements with
-`ast`, lazy imports inside functions and TYPE_CHECKING blocks included."""
+it, never from one above (nor a sibling of its layer); inside the layers, contracts say who may import
+what (CONTRACTS), and no imports run in a circle. Read from every module's import statements with
+`ast`, lazy imports inside functions and TYPE_CHECKING blocks included (circles: those that run)."""
 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -55,27 +57,36 @@ def modules() -> list[tuple[str, Path]]:
 MODULES = {name for name, _ in modules()}
 
 
-def imports(module: str, path: Path) -> set[str]:
-    """Every absolute module name `module` imports (relative imports resolved; `from . import x` is
-    module `x` when there is one, else its package)."""
+def imports(module: str, path: Path, typing: bool = True) -> set[str]:
+    """Every absolute module name `module` imports (relative imports resolved; `from p import x` is
+    module `p.x` when there is one, and `p` unless `x` is a module of `from . import x`); without `typing`, those of TYPE_CHECKING blocks
+    left out (the imports that run)."""
+    return imports_in(module, path, ast.parse(path.read_text(encoding="utf-8")), typing)
+
+
+def imports_in(module: str, path: Path, tree: ast.AST, typing: bool = True) -> set[str]:
+    """`imports` of the source `tree` of `module` (at `path`)."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree if typing else _WithoutTypeChecking().visit(tree)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")[: len(package.split(".")) - node.level + 1]
                 target = ".".join(base + ([node.module] if node.module else []))
-                if node.module:
-                    names.add(target)
-                else:
-                    names.update(
-                        f"{target}.{a.name}" if f"{target}.{a.name}" in MODULES else target for a in node.names
-                    )
             else:
-                names.add(node.module or "")
+                target = node.module or ""
+            submodules = {f"{target}.{a.name}" for a in node.names} & MODULES
+            names |= submodules
+            if node.module or len(submodules) < len(node.names):  # `from package import name`: the package too
+                names.add(target)
     return names
+
+
+class _WithoutTypeChecking(ast.NodeTransformer):
+    def visit_If(self, node: ast.If) -> ast.AST | None:
+        return None if "TYPE_CHECKING" in ast.unparse(node.test) else self.generic_visit(node)
 
 
 def top_package(module: str) -> str:
@@ -130,3 +141,152 @@ def test_the_sqlite_store_imports_only_the_standard_library(module):
     allowed = STDLIB_ONLY | {"tracetui.paths", "__future__"}
     found = {name for name in imports(module, names[module]) if name not in allowed}
     assert {name.split(".")[0] for name in found} <= set(sys.stdlib_module_names), sorted(found)
+
+
+# --- inside the packages ----------------------------------------------------------------------------
+
+HUB = frozenset({"tracetui.data.hub", "tracetui.data.hub_reads"})
+"""huggingface_hub and HTTP range reads: the network."""
+HUB_KIND = HUB | {"tracetui.data.hub_sources", "tracetui.data.remote", "tracetui.data.download"}
+"""The hub kind of source: resolving a hub id, reading a dataset remotely, downloading it."""
+
+
+@dataclass(frozen=True)
+class Contract:
+    """Modules under `importers` (a module, or a package and all below it), but not under `exempt`,
+    import nothing under `forbidden` unless it is under `allowed`."""
+
+    rule: str
+    importers: frozenset[str]
+    forbidden: frozenset[str]
+    exempt: frozenset[str] = frozenset()
+    allowed: frozenset[str] = frozenset()
+
+    def broken_by(self, module: str, imported: set[str]) -> list[str]:
+        if not under(module, self.importers) or under(module, self.exempt):
+            return []
+        return sorted(n for n in imported if under(n, self.forbidden) and not under(n, self.allowed) and n != module)
+
+
+def under(module: str, names: frozenset[str]) -> bool:
+    return any(module == name or module.startswith(name + ".") for name in names)
+
+
+CONTRACTS = [
+    Contract(
+        "job folders and recordings are read from their files: never through the session, the kinds of "
+        "source or the commands",
+        frozenset({"tracetui.data.jobs", "tracetui.data.recordings"}),
+        frozenset({"tracetui.data.session", "tracetui.data.source_kinds", "tracetui.commands"}),
+    ),
+    Contract(
+        "only the hub kind of source reaches the hub; the rest asks it (the UI asks data.download)",
+        frozenset({"tracetui"}),
+        HUB,
+        exempt=HUB_KIND,
+    ),
+    Contract(
+        "sources.py is what every kind of source shares, so it imports none of them (nor the rest of data)",
+        frozenset({"tracetui.data.sources"}),
+        frozenset({"tracetui.data"}),
+    ),
+    Contract(
+        "the store reaches the data layer only through a session, its trials and facets (and the config "
+        "through the cache's sizes), never its files, sources or the network",
+        frozenset({"tracetui.store"}),
+        frozenset({"tracetui.data"}),
+        allowed=frozenset(
+            {
+                "tracetui.data.session",
+                "tracetui.data.dataset",
+                "tracetui.data.trials",
+                "tracetui.data.facets",
+                "tracetui.data.cache_folders",
+            }
+        ),
+    ),
+    Contract(
+        "widgets are parts: they never import a screen, the triage screen's parts or the app",
+        frozenset({"tracetui.ui.widgets"}),
+        frozenset({"tracetui.ui.screens", "tracetui.ui.triage", "tracetui.ui.app"}),
+    ),
+]
+"""The rules inside the layers (lazy and type-only imports count)."""
+
+
+@pytest.mark.parametrize("contract", CONTRACTS, ids=lambda contract: contract.rule.split(":")[0][:40])
+def test_the_contracts_inside_the_packages_hold(contract):
+    broken = {}
+    for module, path in modules():
+        found = contract.broken_by(module, imports(module, path))
+        if found:
+            broken[module] = found
+    assert not broken, f"{contract.rule}: {broken}"
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of `graph` (module -> the modules it imports): its strongly connected parts
+    of more than one module, each sorted."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+
+    def visit(module: str) -> None:  # Tarjan's algorithm; the package is a few hundred modules deep at most
+        order[module] = low[module] = len(order)
+        stack.append(module)
+        for target in graph[module]:
+            if target not in order:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], order[target])
+        if low[module] == order[module]:
+            part = []
+            while True:
+                member = stack.pop()
+                part.append(member)
+                if member == module:
+                    break
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for module in sorted(graph):
+        if module not in order:
+            visit(module)
+    return found
+
+
+def import_graph(typing: bool) -> dict[str, set[str]]:
+    return {
+        module: {name for name in imports(module, path, typing) if name in MODULES and name != module}
+        for module, path in modules()
+    }
+
+
+def test_no_import_circles():
+    """No module reaches itself through what it imports, lazy imports included (a lazy import is no way
+    out of a circle); a type named under TYPE_CHECKING is not an import that runs, and may point back."""
+    assert circles(import_graph(typing=False)) == []
+
+
+def test_a_planted_violation_fails_each_rule():
+    """Each kind of rule catches what it is there for: a lazy import of the session from a job module,
+    an import of the hub from the UI, a circle through a function's import; a TYPE_CHECKING import
+    counts for the contracts, not for circles."""
+    names = dict(modules())
+    follow = "tracetui.data.jobs.follow"
+    planted = ast.parse("def poll():\n    from ..session import Session\n")
+    jobs_rule, hub_rule = CONTRACTS[0], CONTRACTS[1]
+    assert jobs_rule.broken_by(follow, imports_in(follow, names[follow], planted)) == ["tracetui.data.session"]
+    typed = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..session import Session\n")
+    assert jobs_rule.broken_by(follow, imports_in(follow, names[follow], typed)) == ["tracetui.data.session"]
+    assert imports_in(follow, names[follow], typed, typing=False) == {"typing"}
+    app = "tracetui.ui.app"
+    assert hub_rule.broken_by(app, imports_in(app, names[app], ast.parse("from ..data import hub"))) == [
+        "tracetui.data.hub"
+    ]
+    assert hub_rule.broken_by("tracetui.data.remote", {"tracetui.data.hub_reads"}) == []
+    graph = import_graph(typing=False)
+    graph["tracetui.data.sources"] = graph["tracetui.data.sources"] | {"tracetui.data.hub"}
+    assert any({"tracetui.data.hub", "tracetui.data.sources"} <= set(circle) for circle in circles(graph))

@@ -122,10 +122,10 @@ def test_a_hub_repo_resolves_like_its_folder_and_only_once(tmp_path, monkeypatch
         use_hub(monkeypatch, hub.url)
         for split, config in (("train", None), ("test", "full"), ("test", "nested")):
             source = resolve(SourceSpec("org/configs", split=split, config=config))
-            assert sorted(source.hub.paths) == ours(folder, split, config)
+            assert sorted(source.hub_files.paths) == ours(folder, split, config)
         hub.reset_counts()
         again = resolve(SourceSpec("org/configs", split="test", config="full"))
-        assert sorted(again.hub.paths) == ["full/test-0.parquet"]
+        assert sorted(again.hub_files.paths) == ["full/test-0.parquet"]
         assert [path for _, path, _ in hub.requests] == [
             "/api/datasets/org/configs"
         ]  # the commit; the rest is remembered

@@ -19,6 +19,7 @@ def test_a_second_open_reads_the_grouping_back_unchanged():
     first = open_session(sources)
     folder = first.datasets[0].folder
     assert (folder / f"trials-v{VERSION}.npz").is_file()
+    assert not [path for path in folder.iterdir() if path.name.endswith(".tmp")]  # written whole, renamed
     again = open_session(sources).trials
     fresh = group_rows(first.datasets[0])
     for field in fields(type(fresh)):

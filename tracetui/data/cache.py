@@ -29,7 +29,7 @@ CONVERSION = ["meta.arrow", "data.arrow"]
 
 def cache_key(source: ResolvedSource) -> str:
     """Changes whenever the data changes (a hub commit; a local file's path, size or mtime) or the cache format does."""
-    hub = source.hub
+    hub = source.hub_files
     if hub is not None:
         identity: list[object] = [CACHE_VERSION, "hub", hub.repo_id, hub.commit, list(hub.paths), list(hub.sizes)]
     else:

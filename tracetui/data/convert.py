@@ -12,6 +12,7 @@ import re
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import orjson
@@ -124,7 +125,7 @@ def _names(files: tuple[Path, ...]) -> str:
     return files[0].name if len(files) == 1 else f"{files[0].parent} ({len(files)} files)"
 
 
-def write_meta(path: Path, batches: list[pa.RecordBatch], manifest: dict) -> None:
+def write_meta(path: Path, batches: list[pa.RecordBatch], manifest: dict[str, Any]) -> None:
     """The metadata file: every row's short columns, with `manifest` in the schema (each batch's own
     dictionaries unified: codes in order of first appearance, as one encoding of the whole would give)."""
     meta = pa.Table.from_batches(batches).unify_dictionaries().combine_chunks()
@@ -247,7 +248,7 @@ def _rebuild_struct_list(column: pa.Array, fields: set[str]) -> pa.Array:
     return pa.ListArray.from_arrays(offsets, messages, type=CONVERSATION_TYPE, mask=column.is_null())
 
 
-def _python_conversation(value) -> list[dict] | None:
+def _python_conversation(value: object) -> list[dict[str, Any]] | None:
     """Slow path for odd shapes: JSON strings, content as a list of parts, sharegpt dicts, bare strings."""
     if value is None:
         return None
@@ -271,7 +272,7 @@ def _python_conversation(value) -> list[dict] | None:
     return messages
 
 
-def _content_text(content) -> str:
+def _content_text(content: object) -> str:
     """Message content as text: a list of parts keeps its text parts and names the others."""
     if content is None:
         return ""
@@ -292,7 +293,7 @@ def _content_text(content) -> str:
     return _as_text(content) or ""
 
 
-def _as_text(value) -> str | None:
+def _as_text(value: object) -> str | None:
     if value is None or isinstance(value, str):
         return value
     if isinstance(value, bytes):

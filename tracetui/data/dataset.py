@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from .sources import ResolvedSource
+from .trial_groups import grouped
 from .utf8 import python_values
 
 if TYPE_CHECKING:
@@ -66,11 +67,11 @@ class Storage:
         """How many pieces `scan` yields (for progress)."""
         raise NotImplementedError
 
-    def ready(self, rows) -> bool:
+    def ready(self, rows: Iterable[int]) -> bool:
         """Whether the text of `rows` can be read without waiting for the network."""
         return True
 
-    def load(self, rows) -> None:
+    def load(self, rows: Iterable[int]) -> None:
         """Make the text of `rows` ready (a remote dataset fetches it; call it off the UI thread)."""
 
     def keep_verifier_logs(
@@ -92,8 +93,6 @@ class Storage:
 
     def group(self) -> Trials:
         """The rows grouped into trials (worked out from the metadata, and kept beside it)."""
-        from .trial_groups import grouped
-
         return grouped(self)
 
     def usage(self) -> dict[str, np.ndarray] | None:
@@ -117,7 +116,7 @@ class Storage:
     makes_rows = False
     """Whether an export writes `exported_rows` rather than re-reading the source files' rows."""
 
-    def exported_rows(self, position: int) -> list[dict] | None:
+    def exported_rows(self, position: int) -> list[dict[str, Any]] | None:
         """The rows an export writes for the trial at `position` (in `group` order), when `makes_rows`."""
         return None
 

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow.compute as pc
@@ -22,6 +23,9 @@ from .hub import Cancelled, download
 from .remote import RemoteDataset
 from .source_kinds import kind_of
 from .trial_groups import grouped
+
+if TYPE_CHECKING:
+    from .session import Session
 
 CONVERSION_SHARE = 0.2
 """Of the progress bar: the download is the rest (converting a shard takes ~1/5 of fetching it here)."""
@@ -52,21 +56,21 @@ class Download:
             self.done += count
 
 
-def remote_datasets(session) -> list[tuple[int, RemoteDataset]]:
+def remote_datasets(session: Session) -> list[tuple[int, RemoteDataset]]:
     """The session's datasets read from the hub, with their index in the session."""
     return [(index, ds) for index, ds in enumerate(session.datasets) if isinstance(ds, RemoteDataset)]
 
 
 def missing_bytes(storage: RemoteDataset) -> int:
     """Bytes of a hub dataset's files not yet in the HF cache."""
-    hub = storage.hub
+    hub = storage.hub_files
     return sum(size for size, local in zip(hub.sizes, hub.local) if not local.exists())
 
 
 def disk_shortfall(storage: RemoteDataset) -> tuple[int, int] | None:
     """None when downloading and converting `storage` fits in the free disk space, else (bytes needed,
     bytes free). The conversion's size is the text's uncompressed size, from the parquet footers."""
-    hub = storage.hub
+    hub = storage.hub_files
     downloading = missing_bytes(storage)
     converting = sum(pc.sum(storage.meta.column(name)).as_py() or 0 for name in ("n_bytes", "verifier_bytes"))
     hf_disk, cache_disk = _existing(hub.folder), _existing(cache_dir())
@@ -98,7 +102,7 @@ def local_copy(
             raise Cancelled()
         state.converting = max(fraction, 0.01)
 
-    download(storage.hub, fetched)
+    download(storage.hub_files, fetched)
     dataset = kind_of(source).open(source, converted, cache_size)
     return dataset, grouped(dataset).size
 

@@ -9,7 +9,6 @@ nothing half-written behind.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -22,6 +21,8 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
+from ..paths import write_atomically
+from ..trace.model import Message
 from ..trace.sanitize import sanitize
 from ..verifier import parse_verifier, verdict_line
 from .convert import BATCH_BYTES
@@ -72,7 +73,7 @@ class _RowsPart:
 
     def schema(self) -> pa.Schema:
         """From one trial per agent (each agent writes its own tool definitions: their type)."""
-        seen: dict[object, list[dict]] = {}
+        seen: dict[object, list[dict[str, Any]]] = {}
         for _, position in self.trials:
             rows = self.dataset.exported_rows(position) or []
             if rows and rows[0]["agent"] not in seen:
@@ -102,8 +103,8 @@ def export_trials(
     added = pa.schema([*_ADDED, *((name, pa.string()) for name in extra)])
     parts = _plan(session, trial_ids)
     total = sum(part.count for part in parts)
-    temporary = out.with_name(f".{out.name}.{os.getpid()}.part")
-    try:
+
+    def write(temporary: Path) -> None:
         schema = _unify((_schema(part) for part in parts), added.names) if writer_type.needs_schema else None
         writer = writer_type(temporary, schema, added)
         try:
@@ -111,7 +112,7 @@ def export_trials(
             for part in parts:
                 for piece, owners in _pieces(part):
                     if cancelled is not None and cancelled():
-                        return 0
+                        raise _Cancelled
                     values: list[list[Any]] = [
                         [sorted(labels.get(int(t), ())) for t in owners],
                         [notes.get(int(t)) or None for t in owners],
@@ -123,12 +124,18 @@ def export_trials(
                         progress(done / max(total, 1), f"{done:,}/{total:,} rows")
         finally:
             writer.close()
-        os.replace(temporary, out)
+
+    try:
+        write_atomically(out, write)
+    except _Cancelled:
+        return 0
     except OSError as exc:
         raise SourceError(f"{out}: cannot write ({exc.strerror or exc})") from None
-    finally:
-        temporary.unlink(missing_ok=True)
     return total
+
+
+class _Cancelled(Exception):
+    """The export was cancelled: `write_atomically` removes what was written."""
 
 
 def without_rows(session: Session, trial_ids: Iterable[int]) -> list[int]:
@@ -273,7 +280,7 @@ def _unify(schemas: Iterable[pa.Schema], added: list[str]) -> pa.Schema:
     return pa.schema([(name, kind) for name, kind in types.items() if name not in added])
 
 
-def _json_table(rows: list[dict]) -> pa.Table:
+def _json_table(rows: list[dict[str, Any]]) -> pa.Table:
     """Decoded JSON rows as a table; a column Arrow cannot type (mixed shapes) becomes JSON text."""
     names = list(dict.fromkeys(name for row in rows for name in row))
     columns = {}
@@ -305,13 +312,13 @@ def _conform(piece: Piece, schema: pa.Schema) -> list[pa.Array]:
     return columns
 
 
-def _text(value) -> str | None:
+def _text(value: object) -> str | None:
     if value is None or isinstance(value, str):
         return value
     return orjson.dumps(value, default=_json_default).decode()
 
 
-def _json_default(value):
+def _json_default(value: object) -> str:
     """What orjson cannot encode by itself: binaries as text, the rest (decimals, durations) by str."""
     if isinstance(value, (bytes, bytearray)):
         return bytes(value).decode("utf-8", "replace")
@@ -447,7 +454,7 @@ def trial_markdown(session: Session, trial: int) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def _messages(messages) -> list[str]:
+def _messages(messages: Iterable[Message]) -> list[str]:
     out = []
     for message in messages:
         restart = " · after a context summarization" if message.restart else ""

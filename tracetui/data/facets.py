@@ -140,9 +140,9 @@ class FilterState:
         data = data if isinstance(data, dict) else {}
         text = data.get("text")
         return cls(
-            _known_values(data.get("filters"), facets),
-            text if isinstance(text, str) else "",
-            _known_values(data.get("excluded"), facets),
+            selected=_known_values(data.get("filters"), facets),
+            text=text if isinstance(text, str) else "",
+            excluded=_known_values(data.get("excluded"), facets),
         )
 
 
@@ -315,7 +315,9 @@ def resolve_filters(args: Sequence[FilterArg], known: Mapping[str, Sequence[str]
         chosen = resolve_value(arg, values)
         (excluded if arg.option == "--exclude" else selected).setdefault(arg.facet, set()).add(chosen)
     return FilterState(
-        {k: frozenset(v) for k, v in selected.items()}, text, {k: frozenset(v) for k, v in excluded.items()}
+        selected={k: frozenset(v) for k, v in selected.items()},
+        text=text,
+        excluded={k: frozenset(v) for k, v in excluded.items()},
     )
 
 

@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeAlias
 
 import orjson
 import pyarrow as pa
@@ -23,7 +24,10 @@ _REASON = 80
 """Characters of a parser's message kept in a note or an error line."""
 
 
-def arrow_reader(file: Path):
+ArrowReader: TypeAlias = "pa.ipc.RecordBatchFileReader | pa.ipc.RecordBatchStreamReader"
+
+
+def arrow_reader(file: Path) -> ArrowReader:
     """An Arrow IPC file or stream reader (the `datasets` cache writes streams) over a memory map."""
     source = pa.memory_map(str(file))
     try:
@@ -33,7 +37,7 @@ def arrow_reader(file: Path):
         return pa.ipc.open_stream(source)
 
 
-def arrow_batches(reader) -> Iterator[pa.RecordBatch]:
+def arrow_batches(reader: ArrowReader) -> Iterator[pa.RecordBatch]:
     if isinstance(reader, pa.ipc.RecordBatchFileReader):
         for i in range(reader.num_record_batches):
             yield reader.get_batch(i)
@@ -45,7 +49,7 @@ def arrow_batches(reader) -> Iterator[pa.RecordBatch]:
 class JsonRows:
     """A JSON file's rows, and the lines of a JSON Lines file that were not rows (skipped, not fatal)."""
 
-    rows: list[dict]
+    rows: list[dict[str, Any]]
     bad_lines: list[tuple[int, str]]  # (line number from 1, why)
 
     def note(self) -> str | None:
@@ -72,7 +76,7 @@ def json_rows(file: Path) -> JsonRows:
         except ValueError as exc:
             raise SourceError(f"{file.name}: {_invalid(exc, getattr(exc, 'lineno', None))}") from None
         return JsonRows([row for row in (value if isinstance(value, list) else [value]) if isinstance(row, dict)], [])
-    rows: list[dict] = []
+    rows: list[dict[str, Any]] = []
     bad: list[tuple[int, str]] = []
     first_error = ""  # the first bad line's, with its line number: the error when no line is good
     for number, line in enumerate(data.split(b"\n"), 1):
@@ -95,7 +99,7 @@ def json_rows(file: Path) -> JsonRows:
     return JsonRows(rows, bad)
 
 
-def _loads(data: bytes):
+def _loads(data: bytes) -> Any:
     """orjson; for what it refuses but is JSON all the same (invalid UTF-8, lone surrogate escapes, numbers
     beyond a double), the standard library, with U+FFFD for the bad characters. Raises ValueError (the first
     error) when it is not JSON."""
@@ -115,7 +119,7 @@ def _integer(digits: str) -> int | str:
     return int(digits) if len(digits) <= 20 else digits
 
 
-def _without_surrogates(value):
+def _without_surrogates(value: Any) -> Any:
     if isinstance(value, str):
         return _SURROGATE.sub("\ufffd", value)
     if isinstance(value, list):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 import orjson
@@ -24,6 +25,9 @@ from .facets import MultiFacet
 from .history import rebuild_history
 from .trial_cache import per_trial
 from .verifier_index import VerifierIndex, build_verifier_index
+
+if TYPE_CHECKING:
+    from .session import Session
 
 INDEX_FILE = "findings-index.json"
 FACET = "finding"
@@ -42,7 +46,7 @@ class FindingsIndex:
         """The trial's kinds as a compact string for a list column, e.g. "TCn"."""
         return marker(f.kind for f in self.findings[trial])
 
-    def updated(self, session, trials: Iterable[int], verifiers: VerifierIndex | None = None) -> FindingsIndex:
+    def updated(self, session: Session, trials: Iterable[int], verifiers: VerifierIndex | None = None) -> FindingsIndex:
         """This index for a session that gained or changed `trials` (`Session.apply`): theirs found again
         (`verifiers`: the session's verifier index, already brought up to date)."""
         found = [*self.findings, *[[] for _ in range(len(session) - len(self.findings))]]
@@ -59,7 +63,7 @@ class FindingsIndex:
 
 
 def build_findings_index(
-    session,
+    session: Session,
     progress: Callable[[float], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     verifiers: VerifierIndex | None = None,
@@ -92,12 +96,12 @@ def build_findings_index(
     )
 
 
-def _findings_of(session, item: tuple[int, int | None]) -> list[Finding]:
+def _findings_of(session: Session, item: tuple[int, int | None]) -> list[Finding]:
     """`trial_findings` of (trial, verifier tests): what a worker process is handed (see `trial_workers`)."""
     return trial_findings(session, *item)
 
 
-def trial_findings(session, trial: int, verifier_tests: int | None = None) -> list[Finding]:
+def trial_findings(session: Session, trial: int, verifier_tests: int | None = None) -> list[Finding]:
     """One trial's findings (`verifier_tests`: as `find_findings` takes it, None reads the log)."""
     from ..findings import find_findings  # the engine loads here, in the background, off start-up
 
@@ -113,7 +117,7 @@ def trial_findings(session, trial: int, verifier_tests: int | None = None) -> li
     )
 
 
-def _history(session, trial: int) -> TrialHistory:
+def _history(session: Session, trial: int) -> TrialHistory:
     """The trial's main history: its last row's messages; after a context summarization restarted it,
     the last row of each stretch between restarts (a row not longer than the one before starts a
     stretch, as in `trials`), rebuilt as `Session.history` rebuilds every row: the same messages and

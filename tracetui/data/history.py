@@ -50,7 +50,7 @@ def rebuild_history(
     return TrialHistory(tuple(messages), tuple(episodes), subagents)
 
 
-def _sub_agent_order(source: str | None) -> tuple:
+def _sub_agent_order(source: str | None) -> tuple[int | str, ...]:
     """summarization-1-summary, -questions, -answers, then summarization-2-…: the order they ran in."""
     match = re.match(r"^summarization-(\d+)-(\w+)$", source or "")
     if not match:

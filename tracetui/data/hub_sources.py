@@ -134,8 +134,8 @@ class HfPath(HubDataset):
 
 
 def _files(source: ResolvedSource) -> HubFiles:
-    assert source.hub is not None, f"{source.dataset_id} is not a hub dataset"
-    return source.hub
+    assert source.hub_files is not None, f"{source.dataset_id} is not a hub dataset"
+    return source.hub_files
 
 
 def _open_remote(source: ResolvedSource, folder: Path, progress: Progress, cache_size: int | None) -> Storage | None:

@@ -13,6 +13,7 @@ from .sources import Progress, ResolvedSource, SourceSpec
 
 if TYPE_CHECKING:
     from .dataset import Storage
+    from .jobs import JobSource
 
 
 class JobFolders:
@@ -43,7 +44,7 @@ class JobFolders:
         return open_job(self._job(source), progress)
 
     @staticmethod
-    def _job(source: ResolvedSource):
+    def _job(source: ResolvedSource) -> JobSource:
         from .jobs import JobSource
 
         assert isinstance(source, JobSource), f"{source.dataset_id} is not a job folder"

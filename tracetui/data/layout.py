@@ -15,6 +15,7 @@ import json
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..paths import cache_dir, write_atomically
 from .errors import SourceError, first_line, listed
@@ -33,7 +34,7 @@ class NoDataFiles(SourceError):
 
 def split_files(
     base: str,
-    identity: list,
+    identity: list[Any],
     split: str,
     config: str | None,
     card: Card,
@@ -60,7 +61,7 @@ def split_files(
     return files
 
 
-def recall(identity: list, split: str, config: str | None, patterns: list[str] | None = None) -> list[str] | None:
+def recall(identity: list[Any], split: str, config: str | None, patterns: list[str] | None = None) -> list[str] | None:
     """A resolution remembered under `identity`, if there is one."""
     try:
         return json.loads(_memo(identity, split, config, patterns).read_text())["files"]
@@ -68,12 +69,12 @@ def recall(identity: list, split: str, config: str | None, patterns: list[str] |
         return None
 
 
-def _memo(identity: list, split: str, config: str | None, patterns: list[str] | None) -> Path:
+def _memo(identity: list[Any], split: str, config: str | None, patterns: list[str] | None) -> Path:
     key = hashlib.sha256(json.dumps([identity, split, config, patterns]).encode()).hexdigest()[:24]
     return cache_dir() / "layouts" / f"{key}.json"
 
 
-def folder_identity(folder: Path) -> list:
+def folder_identity(folder: Path) -> list[Any]:
     """What a local folder's resolution depends on: its file names, and its card's content."""
     names = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
     card = folder / "README.md"
@@ -111,7 +112,7 @@ def _resolve(base: str, split: str, config: str | None, card: Card, patterns: li
     return [_relative(f, base) for f in files if FORMATS.get(Path(f).suffix) == builder]
 
 
-def _config_patterns(base: str, config: str | None, card: Path | None) -> tuple[dict, str]:
+def _config_patterns(base: str, config: str | None, card: Path | None) -> tuple[dict[str, Any], str]:
     """The data-files patterns of the chosen config (the card's `configs:`, else the default layout)."""
     from datasets.data_files import get_data_patterns, sanitize_patterns
     from datasets.utils.metadata import MetadataConfigs  # type: ignore[import-untyped]

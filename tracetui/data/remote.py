@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -33,11 +33,12 @@ from .dataset import Piece, Storage
 from .errors import SourceError, Unreachable
 from .group_cache import GroupCache, write_table
 from .hub_reads import ahead, read_columns, read_row_group
+from .lru import LRU
 from .sources import HubFiles, Progress, ResolvedSource
 from .utf8 import valid_utf8
 
 LOADED = 64
-"""Row groups kept mapped at once per dataset."""
+"""Row groups kept mapped at once per dataset (the ones used last)."""
 FILES_AT_ONCE = 32
 """Files whose short columns are fetched together (all their ranges in parallel, then decoded)."""
 READ_AHEAD = 3
@@ -72,9 +73,9 @@ class Layout:
 class RemoteDataset(Storage):
     local = False
 
-    def __init__(self, source: ResolvedSource, hub: HubFiles, folder: Path, cache: GroupCache) -> None:
+    def __init__(self, source: ResolvedSource, hub_files: HubFiles, folder: Path, cache: GroupCache) -> None:
         self.source = source
-        self.hub = hub
+        self.hub_files = hub_files
         self.folder = folder
         self.cache = cache
         self.meta = pa.ipc.open_file(pa.memory_map(str(folder / "meta.arrow"))).read_all()
@@ -85,10 +86,9 @@ class RemoteDataset(Storage):
         self.layout = Layout(**{**manifest["layout"], "meta": tuple(manifest["layout"]["meta"])})
         self._starts = np.asarray([g.start for g in self.groups], dtype=np.int64)
         self._footers: dict[int, pq.FileMetaData] = {}
-        self._loaded: dict[int, pa.RecordBatch] = {}
+        self._loaded: LRU[int, pa.RecordBatch] = LRU(LOADED)  # the UI thread maps cached row groups too
         self._logs: tuple[np.ndarray, pa.Array] | None = None  # (rows, their verifier logs), see keep_verifier_logs
         self._fetching = threading.Lock()  # one row group fetch at a time
-        self._keeping = threading.Lock()  # `_loaded` changes (the UI thread maps cached row groups too)
 
     @classmethod
     def open(
@@ -115,7 +115,7 @@ class RemoteDataset(Storage):
     def _group_of(self, row: int) -> int:
         return int(np.searchsorted(self._starts, row, side="right")) - 1
 
-    def _groups_of(self, rows) -> list[int]:
+    def _groups_of(self, rows: Iterable[int]) -> list[int]:
         return sorted({self._group_of(int(row)) for row in rows})
 
     def _locate(self, row: int) -> tuple[pa.RecordBatch, int]:
@@ -130,26 +130,20 @@ class RemoteDataset(Storage):
             batch = self._loaded.get(group) or self.cache.load(self.folder, group)
             if batch is None:
                 batch = self.cache.store(self.folder, group, self._fetch(group))
-            self._keep(group, batch)
+            self._loaded.put(group, batch)
         return batch
 
-    def _keep(self, group: int, batch: pa.RecordBatch) -> None:
-        with self._keeping:
-            self._loaded[group] = batch
-            while len(self._loaded) > LOADED:
-                self._loaded.pop(next(iter(self._loaded)))
-
-    def ready(self, rows) -> bool:
+    def ready(self, rows: Iterable[int]) -> bool:
         """Whether every row group of `rows` is at hand (mapping those the disk cache holds)."""
         for group in self._groups_of(rows):
             if group not in self._loaded:
                 batch = self.cache.load(self.folder, group)
                 if batch is None:
                     return False
-                self._keep(group, batch)
+                self._loaded.put(group, batch)
         return True
 
-    def load(self, rows) -> None:
+    def load(self, rows: Iterable[int]) -> None:
         """Fetch the row groups of `rows` that are not at hand. Raises Unreachable."""
         for group in self._groups_of(rows):
             self._group(group)
@@ -202,7 +196,7 @@ class RemoteDataset(Storage):
         where = self.groups[group]
         layout = self.layout
         wanted = leaves or (layout.conversation, *(("verifier_output",) if layout.verifier else ()))
-        batch = _one_batch(read_row_group(self.hub, where.file, self._footer(where.file), where.index, wanted))
+        batch = _one_batch(read_row_group(self.hub_files, where.file, self._footer(where.file), where.index, wanted))
         return batch if leaves else data_batch(batch)
 
     def _footer(self, file: int) -> pq.FileMetaData:

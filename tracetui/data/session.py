@@ -83,7 +83,7 @@ class Session:
         """Set once every dataset's text is on local disk (at once for local sources)."""
         self.download: Download | None = None
         """The background download of the remote datasets, while the app runs one."""
-        self._settle()
+        self._mark_ready_if_local()
 
     def _build(self, order: np.ndarray | None = None) -> None:
         """The trials, facets and orderings of the datasets as they are, trials in id order."""
@@ -276,9 +276,9 @@ class Session:
             self.trials.size[mine] = sizes
         remote, self.datasets[index] = self.datasets[index], dataset
         remote.discard()
-        self._settle()
+        self._mark_ready_if_local()
 
-    def _settle(self) -> None:
+    def _mark_ready_if_local(self) -> None:
         if not self.remote:
             self.local_ready.set()
 

@@ -53,7 +53,7 @@ class ResolvedSource:
     files: tuple[Path, ...]  # on local disk (for a hub source: once downloaded)
     kind: str  # the name of the kind of source that opens it (`source_kinds.KINDS`)
     display: str = ""  # what the user typed, for the header
-    hub: HubFiles | None = None  # a hub source's files in the repo
+    hub_files: HubFiles | None = None  # a hub source's files (None for local files)
     origin: tuple[str, ...] = ()
     """What stays the same across new versions of the data (the repo or path, and the split asked for):
     a conversion of the same origin supersedes the older ones."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -394,7 +394,7 @@ def head_to_head(
     return HeadToHead(column, a, b, rows)
 
 
-def _column(session: Session, name: str):
+def _column(session: Session, name: str) -> tuple[Any, list[str]]:
     """(code per trial, labels) of a grouping column, or ((trial, code) pairs, labels) of a multi-valued
     one; code -1 (no value) indexes the trailing NULL_LABEL."""
     t = session.trials

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -16,11 +16,14 @@ from ..paths import write_atomically
 from .cache import read_kept
 from .trial_workers import map_trials
 
+if TYPE_CHECKING:
+    from .session import Session
+
 T = TypeVar("T")
 
 
 def per_trial(
-    session,
+    session: Session,
     filename: str,
     compute: Callable[[int], T],
     load: Callable[[bytes, int], list[T] | None],

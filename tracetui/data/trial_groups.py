@@ -7,16 +7,19 @@ on later ones: arrays from an `.npz`, labels and dates from JSON.
 
 from __future__ import annotations
 
-import os
 from dataclasses import fields
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import orjson
 
+from ..paths import write_atomically
 from .cache import read_kept
-from .dataset import Storage
 from .trials import Trials, group_rows
+
+if TYPE_CHECKING:  # Storage.group() is this module's `grouped`: a type here, not an import at run time
+    from .dataset import Storage
 
 VERSION = 2
 """Bump when `trials.group_rows` changes what it computes."""
@@ -42,15 +45,17 @@ def _load(arrays: Path, texts: Path) -> Trials:
     return Trials(**found)
 
 
-def _store(trials: Trials, arrays, texts) -> None:
+def _store(trials: Trials, arrays: Path, texts: Path) -> None:
     """Best effort: a read-only folder only means grouping again next time."""
     values = {f.name: getattr(trials, f.name) for f in fields(Trials) if f.name not in (*_TEXT, "codes")}
     values.update({f"codes.{name}": codes for name, codes in trials.codes.items()})
     try:
-        temporary = arrays.with_name(f"{arrays.stem}.{os.getpid()}.tmp.npz")
-        np.savez(temporary, **values)
-        texts.with_suffix(".tmp").write_bytes(orjson.dumps({name: getattr(trials, name) for name in _TEXT}))
-        texts.with_suffix(".tmp").replace(texts)
-        temporary.replace(arrays)  # last: the arrays mark the pair complete
+        write_atomically(texts, orjson.dumps({name: getattr(trials, name) for name in _TEXT}))
+        write_atomically(arrays, lambda temporary: _save_arrays(temporary, values))  # last: they mark the pair complete
     except OSError:
         pass
+
+
+def _save_arrays(path: Path, values: dict[str, Any]) -> None:
+    with path.open("wb") as f:  # a file, not a name: np.savez would add `.npz` to the temporary's name
+        np.savez(f, **values)

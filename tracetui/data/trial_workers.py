@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
+    from .session import Session
+
 T = TypeVar("T")
 
 MIN_TRIALS = 600
@@ -39,7 +41,7 @@ def cores() -> int:
 
 
 def map_trials(
-    session,
+    session: Session,
     trials: Sequence[int],
     compute: Callable[[int], T],
     remote: tuple[Callable[[Any, Any], T], Callable[[int], Any]] | None,
@@ -84,7 +86,7 @@ def map_trials(
     return [result for chunk in results for result in chunk or ()]
 
 
-def _pool(session) -> ProcessPoolExecutor | None:
+def _pool(session: Session) -> ProcessPoolExecutor | None:
     """Workers for every core but this process's; None with one core or a dataset not on local disk."""
     if cores() < 2 or not all(dataset.local for dataset in session.datasets):
         return None
@@ -98,7 +100,11 @@ def _pool(session) -> ProcessPoolExecutor | None:
         return None
 
 
-def _submit(pool: ProcessPoolExecutor, remote: tuple[Callable, Callable], chunks: list[Sequence[int]]) -> list[Future]:
+def _submit(
+    pool: ProcessPoolExecutor,
+    remote: tuple[Callable[[Any, Any], Any], Callable[[int], Any]],
+    chunks: list[Sequence[int]],
+) -> list[Future[list[Any]]]:
     from concurrent.futures.process import BrokenProcessPool
 
     work, item = remote
@@ -108,7 +114,7 @@ def _submit(pool: ProcessPoolExecutor, remote: tuple[Callable, Callable], chunks
         return []  # no worker could start
 
 
-def _result(future: Future, cancelled: Callable[[], bool] | None) -> list | None:
+def _result(future: Future[list[Any]], cancelled: Callable[[], bool] | None) -> list[Any] | None:
     """A worker's chunk once it is done; None if the workers died (or never started)."""
     from concurrent.futures import TimeoutError as Pending
     from concurrent.futures.process import BrokenProcessPool

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -30,8 +31,10 @@ from ..trace.outcome import (  # noqa: F401 (the data layer's names)
     UNKNOWN,
     outcome_of,
 )
-from .dataset import Storage
 from .utf8 import python_values
+
+if TYPE_CHECKING:  # the storages import this module: a type here, not an import at run time
+    from .dataset import Storage
 
 LABEL_COLUMNS = ("agent", "model", "model_provider", "task", "result", "run_id", "trial_name", "trace_source")
 KEY_COLUMNS = ("run_id", "trial_name", "task", "model", "agent")
@@ -147,7 +150,7 @@ def _concat_offsets(offsets: list[np.ndarray]) -> np.ndarray:
     return np.concatenate(out)
 
 
-def _codes(column: pa.ChunkedArray) -> tuple[np.ndarray, list]:
+def _codes(column: pa.ChunkedArray) -> tuple[np.ndarray, list[Any]]:
     array = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
     if not pa.types.is_dictionary(array.type):
         array = pc.dictionary_encode(array)

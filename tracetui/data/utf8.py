@@ -8,6 +8,8 @@ and only its invalid values are decoded again (with U+FFFD for each bad sequence
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -39,7 +41,7 @@ def valid_batch(batch: pa.RecordBatch) -> pa.RecordBatch:
         return pa.record_batch([valid_utf8(column) for column in batch.columns], schema=batch.schema)
 
 
-def python_values(array: pa.Array) -> list:
+def python_values(array: pa.Array) -> list[Any]:
     """`array.to_pylist()`, with invalid UTF-8 as U+FFFD instead of a UnicodeDecodeError (for data
     converted before it was checked)."""
     try:

@@ -11,12 +11,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import orjson
 
 from .facets import MultiFacet
 from .trial_cache import per_trial
+
+if TYPE_CHECKING:
+    from .session import Session
 
 INDEX_FILE = "verifier-index-v2.json"
 _TESTS = re.compile(r"\d+/(\d+) tests")  # VerifierReport.short() of a log with counts
@@ -33,7 +37,7 @@ class VerifierIndex:
         match = _TESTS.fullmatch(self.short[trial])
         return int(match.group(1)) if match else 0
 
-    def updated(self, session, trials: Iterable[int]) -> VerifierIndex:
+    def updated(self, session: Session, trials: Iterable[int]) -> VerifierIndex:
         """This index for a session that gained or changed `trials` (`Session.apply`): theirs read again."""
         grow = len(session) - len(self.short)
         short, failed = [*self.short, *[""] * grow], [*self.failed, *[[] for _ in range(grow)]]
@@ -60,7 +64,7 @@ class VerifierIndex:
 
 
 def build_verifier_index(
-    session,
+    session: Session,
     progress: Callable[[float], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     waiting: Callable[[float], None] | None = None,
@@ -83,7 +87,7 @@ Summary = tuple[str, list[str], list[str]]
 _FIELDS = ("short", "failed", "assertions")
 
 
-def trial_summary(session, trial: int) -> Summary:
+def trial_summary(session: Session, trial: int) -> Summary:
     """One trial's verifier summary ("2/3 tests"), failed test names and the assertion of each."""
     from ..verifier import parse_verifier  # imported in the background worker, off start-up
 

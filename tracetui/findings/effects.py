@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from typing import Protocol
 
 from .paths import basename, normalize
 from .shell import Simple, read_script
@@ -95,7 +97,19 @@ class Cwd:
     path: str | None = None
 
 
-def command_words(command: Simple) -> tuple[str, ...]:
+class Add(Protocol):
+    """Record one effect of the command being read (`path` and `source` resolved against the cwd)."""
+
+    def __call__(self, verb: str, path: str, source: str | None = None, content: str | None = None) -> None: ...
+
+
+Words = tuple[str, ...]
+Handler = Callable[[Words, Add, Cwd, str | None], None]
+"""What one program does: its words (wrappers removed), where to add effects, the cwd (which `cd`
+changes), and the text fed to it (a heredoc or the echo piped in)."""
+
+
+def command_words(command: Simple) -> Words:
     """The words of the program actually run: assignments, `sudo`, `env`, `timeout 30`, `uv run`... removed."""
     words = list(command.words)
     while words:
@@ -129,7 +143,7 @@ def effects(commands: list[Simple], cwd: Cwd, depth: int = 0) -> list[Effect]:
         found = _command_effects(command, cwd, _fed(previous) if previous else None, depth)
         url = _url(previous) if previous else None
         if url is not None:  # `curl URL | tar -x`: the archive came from the URL
-            found = [Effect(e.verb, e.path, e.command, url, e.content) if e.source == "-" else e for e in found]
+            found = [replace(e, source=url) if e.source == "-" else e for e in found]
         out.extend(found)
     return out
 
@@ -192,7 +206,7 @@ def _command_effects(command: Simple, cwd: Cwd, fed: str | None, depth: int) -> 
     return out
 
 
-def _assignments(words: tuple[str, ...]):
+def _assignments(words: Words) -> Iterator[tuple[str, str]]:
     """NAME=value pairs: leading assignments, and those of `export`."""
     items = list(words[1:]) if words[:1] in (("export",), ("declare",)) else list(words)
     for word in items:
@@ -204,13 +218,13 @@ def _assignments(words: tuple[str, ...]):
         yield word[: match.end() - 1], word[match.end() :]
 
 
-def _echoed(words: tuple[str, ...]) -> str | None:
+def _echoed(words: Words) -> str | None:
     if words[0] in ("echo", "printf"):
         return " ".join(w for w in words[1:] if not re.fullmatch(r"-[neE]+", w))
     return None
 
 
-def _option_value(words: tuple[str, ...], option: str) -> str | None:
+def _option_value(words: Words, option: str) -> str | None:
     """The word after `-X`, or after a cluster of short flags that ends with X (`-sSLo FILE`, `-xzf F`)."""
     letter = option[1]
     for i, word in enumerate(words[1:-1], 1):
@@ -219,7 +233,7 @@ def _option_value(words: tuple[str, ...], option: str) -> str | None:
     return None
 
 
-def _operands(words: tuple[str, ...], with_value: str = "", long_values: tuple[str, ...] = ()) -> list[str]:
+def _operands(words: Words, with_value: str = "", long_values: tuple[str, ...] = ()) -> list[str]:
     """Non-option arguments; options in `with_value` (short letters) and `long_values` take the next word."""
     out, skip, ended = [], False, False
     for word in words[1:]:
@@ -240,46 +254,46 @@ def _target_in(destination: str, source: str, into_dir: bool) -> str:
     return destination
 
 
-def _copy(words, add, cwd, body) -> None:
+def _copy(words: Words, add: Add, cwd: Cwd, body: str | None) -> None:
     """cp / rsync / install: SOURCE... DEST, or -t DIR SOURCE..."""
     program = posixpath.basename(words[0])
     if program == "install" and any(w in ("-d", "--directory") for w in words):
         return
     if program == "rsync":
-        _into(_operands(words, "efT"), None, CREATE, add)
+        copied = _destinations(_operands(words, "efT"), None)
     else:
         directory = _option_value(words, "-t") or _long_value(words, "--target-directory")
-        _into(_operands(words, "tSmog"), directory, CREATE, add)
+        copied = _destinations(_operands(words, "tSmog"), directory)
+    for source, target in copied:
+        add(CREATE, target, source=source)
 
 
-def _into(operands: list[str], directory: str | None, verb: str, add) -> None:
-    """SOURCE... DEST (or SOURCE... with -t DIRECTORY): add `verb` for each destination path."""
+def _destinations(operands: list[str], directory: str | None) -> list[tuple[str, str]]:
+    """(source, where it lands) of SOURCE... DEST, or of SOURCE... with -t DIRECTORY."""
     if directory is not None:
         sources, destination = [w for w in operands if w != directory], directory
     elif len(operands) >= 2:
         sources, destination = operands[:-1], operands[-1]
     else:
-        return
-    for source in sources:
-        if verb == DELETE:
-            add(DELETE, source)
-            add(CREATE, _target_in(destination, source, len(sources) > 1 or directory is not None), source=source)
-        else:
-            add(verb, _target_in(destination, source, len(sources) > 1 or directory is not None), source=source)
+        return []
+    into_dir = len(sources) > 1 or directory is not None
+    return [(source, _target_in(destination, source, into_dir)) for source in sources]
 
 
-def _move(words, add, cwd, body) -> None:
+def _move(words: Words, add: Add, cwd: Cwd, body: str | None) -> None:
     """mv: the sources are gone, the destinations created."""
     directory = _option_value(words, "-t") or _long_value(words, "--target-directory")
-    _into(_operands(words, "tS"), directory, DELETE, add)
+    for source, target in _destinations(_operands(words, "tS"), directory):
+        add(DELETE, source)
+        add(CREATE, target, source=source)
 
 
-def _remove(words, add, cwd, body) -> None:
+def _remove(words: Words, add: Add, cwd: Cwd, body: str | None) -> None:
     for path in _operands(words):
         add(DELETE, path)
 
 
-def _git(words, add, cwd, body) -> None:
+def _git(words: Words, add: Add, cwd: Cwd, body: str | None) -> None:
     """git clone (a fetch), git rm (deletes) and git apply (the diff's files, when the diff is a heredoc)."""
     if len(words) >= 2 and words[1] == "clone":
         operands = _operands(words[1:], "bocju", _CLONE_VALUES)
@@ -288,7 +302,7 @@ def _git(words, add, cwd, body) -> None:
     elif len(words) >= 2 and words[1] == "rm":
         _remove(words[1:], add, cwd, body)
     elif len(words) >= 2 and words[1] == "apply":
-        _patch(words[1:], add, cwd, body)
+        _apply_diff(words[1:], add, cwd, body)
 
 
 def _repository_name(url: str) -> str:
@@ -296,7 +310,7 @@ def _repository_name(url: str) -> str:
     return name[:-4] if name.endswith(".git") else name
 
 
-def _gh(words, add, cwd, body) -> None:
+def _gh(words: Words, add: Add, cwd: Cwd, body: str | None) -> None:
     """gh repo clone OWNER/REPO [DIR]."""
     if words[1:3] == ("repo", "clone") and len(words) > 3:
         operands = _operands(words[2:])
@@ -307,7 +321,7 @@ def _gh(words, add, cwd, body) -> None:
         )
 
 
-def _pip(words, add, cwd, body) -> None:
+def _pip(words: Words, add: Add, cwd: Cwd, body: str | None) -> None:
     """pip download [-d DIR] PACKAGE...: a package's files fetched from the index."""
     if len(words) > 1 and words[1] == "download":
         packages = _operands(words[1:], "driec", _PIP_VALUES)
@@ -316,12 +330,12 @@ def _pip(words, add, cwd, body) -> None:
             add(FETCH, directory, source="https://pypi.org/project/" + package)
 
 
-def _mkdir(words, add, cwd, body) -> None:
+def _mkdir(words: Words, add: Add, cwd: Cwd, body: str | None) -> None:
     for path in _operands(words, "m"):
         add(MKDIR, path)
 
 
-def _sed(words, add, cwd, body) -> None:
+def _edit_in_place(words: Words, add: Add, cwd: Cwd, body: str | None) -> None:
     """sed -i / perl -i: the files after the script (or after -e / -f scripts)."""
     in_place = any(
         w == "--in-place" or w.startswith("--in-place=") or re.fullmatch(r"-[a-z]*i[a-z]*(?:\.\S*)?", w)
@@ -338,13 +352,13 @@ def _sed(words, add, cwd, body) -> None:
         add(MODIFY, path, content="\n".join(scripts))
 
 
-def _tee(words, add, cwd, body) -> None:
+def _tee(words: Words, add: Add, cwd: Cwd, body: str | None) -> None:
     append = any(w in ("-a", "--append") for w in words)
     for path in _operands(words):
         add(MODIFY if append else CREATE, path, content=body)
 
 
-def _chmod(words, add, cwd, body) -> None:
+def _set_attributes(words: Words, add: Add, cwd: Cwd, body: str | None) -> None:
     operands = _operands(words, "")
     mode = next(
         (w for w in words[1:] if re.fullmatch(r"[-+=]?[ugoa]*[-+=][rwxXst]+|[0-7]{3,4}|[ugoa]*[-+=][rwxXst]*", w)), None
@@ -358,29 +372,30 @@ def _chmod(words, add, cwd, body) -> None:
         add(CHMOD, path, content=mode)
 
 
-def _link(words, add, cwd, body) -> None:
+def _link(words: Words, add: Add, cwd: Cwd, body: str | None) -> None:
     """ln [-s] TARGET [LINK], TARGET... DIR, or -t DIR TARGET...: the links made."""
     directory = _option_value(words, "-t") or _long_value(words, "--target-directory")
     operands = _operands(words, "tS")
     if directory is None and len(operands) == 1:
         add(LINK, basename(operands[0]), source=operands[0])
     else:
-        _into(operands, directory, LINK, add)
+        for source, target in _destinations(operands, directory):
+            add(LINK, target, source=source)
 
 
-def _truncate(words, add, cwd, body) -> None:
+def _truncate(words: Words, add: Add, cwd: Cwd, body: str | None) -> None:
     """truncate: changes the files it names."""
     for path in _operands(words, "sr"):
         add(MODIFY, path)
 
 
-def _dd(words, add, cwd, body) -> None:
+def _dd(words: Words, add: Add, cwd: Cwd, body: str | None) -> None:
     for word in words[1:]:
         if word.startswith("of="):
             add(CREATE, word[3:])
 
 
-def _patch(words, add, cwd, body) -> None:
+def _apply_diff(words: Words, add: Add, cwd: Cwd, body: str | None) -> None:
     operands = _operands(words, "pdiorBVzFg")
     program = posixpath.basename(words[0])
     if program == "patch" and operands:
@@ -391,7 +406,7 @@ def _patch(words, add, cwd, body) -> None:
             add(MODIFY, match.group(1), content=body)
 
 
-def _find(words, add, cwd, body) -> None:
+def _find(words: Words, add: Add, cwd: Cwd, body: str | None) -> None:
     """`find DIR ... -delete` or `-exec rm|sed -i|perl -i ...`: the matched files under DIR."""
     run = words[words.index("-exec") + 1 :] if "-exec" in words else ()
     program = posixpath.basename(run[0]) if run else ""
@@ -409,7 +424,7 @@ def _find(words, add, cwd, body) -> None:
         add(DELETE if deletes else MODIFY, root.rstrip("/") + "/" + names[0] if names else root)
 
 
-def _download(words, add, cwd, body) -> None:
+def _download(words: Words, add: Add, cwd: Cwd, body: str | None) -> None:
     """curl -o FILE / -O, wget -O FILE / -P DIR: the file written (the fetch itself is fetch.py's)."""
     program = posixpath.basename(words[0])
     urls = [w for w in words[1:] if _REMOTE.match(w)]
@@ -431,7 +446,7 @@ def _download(words, add, cwd, body) -> None:
             add(CREATE, name if output or not prefix else prefix.rstrip("/") + "/" + name, source=url)
 
 
-def _extract(words, add, cwd, body) -> None:
+def _extract(words: Words, add: Add, cwd: Cwd, body: str | None) -> None:
     """tar -x [-C DIR] / unzip [-d DIR]: the directory the archive's files land in."""
     if posixpath.basename(words[0]) == "unzip":
         operands = _operands(words, "dx")
@@ -448,7 +463,7 @@ def _extract(words, add, cwd, body) -> None:
     add(CREATE, _option_value(words, "-C") or _long_value(words, "--directory") or ".", source=archive or "-")
 
 
-def _long_value(words: tuple[str, ...], option: str) -> str | None:
+def _long_value(words: Words, option: str) -> str | None:
     for i, word in enumerate(words):
         if word == option and i + 1 < len(words):
             return words[i + 1]
@@ -457,7 +472,7 @@ def _long_value(words: tuple[str, ...], option: str) -> str | None:
     return None
 
 
-def _cd(words, add, cwd, body) -> None:
+def _change_directory(words: Words, add: Add, cwd: Cwd, body: str | None) -> None:
     target = words[1] if len(words) > 1 and words[1] != "-" else None
     if target is None:
         cwd.path = "~" if len(words) == 1 else None
@@ -467,14 +482,14 @@ def _cd(words, add, cwd, body) -> None:
         cwd.path = normalize(target, cwd.path)
 
 
-def _alias(words, add, cwd, body) -> None:
+def _alias(words: Words, add: Add, cwd: Cwd, body: str | None) -> None:
     for word in words[1:]:
         name, sep, value = word.partition("=")
         if sep:
             add(DEFINE, name, content=value)
 
 
-def _python_effects(code: str, add) -> None:
+def _python_effects(code: str, add: Add) -> None:
     for match in _PY_OPEN.finditer(code):
         mode = match.group(3)
         if any(c in mode for c in "wax+"):
@@ -491,7 +506,7 @@ def _python_effects(code: str, add) -> None:
         add(CREATE, destination, source=source)
 
 
-_HANDLERS = {
+_HANDLERS: dict[str, Handler] = {
     "cp": _copy,
     "rsync": _copy,
     "install": _copy,
@@ -501,24 +516,24 @@ _HANDLERS = {
     "unlink": _remove,
     "shred": _remove,
     "git": _git,
-    "sed": _sed,
-    "perl": _sed,
+    "sed": _edit_in_place,
+    "perl": _edit_in_place,
     "tee": _tee,
-    "chmod": _chmod,
-    "chown": _chmod,
-    "chgrp": _chmod,
-    "chattr": _chmod,
+    "chmod": _set_attributes,
+    "chown": _set_attributes,
+    "chgrp": _set_attributes,
+    "chattr": _set_attributes,
     "ln": _link,
     "truncate": _truncate,
     "dd": _dd,
-    "patch": _patch,
+    "patch": _apply_diff,
     "find": _find,
     "curl": _download,
     "wget": _download,
     "tar": _extract,
     "unzip": _extract,
-    "cd": _cd,
-    "pushd": _cd,
+    "cd": _change_directory,
+    "pushd": _change_directory,
     "alias": _alias,
     "gh": _gh,
     "pip": _pip,

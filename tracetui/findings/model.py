@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..trace.sanitize import sanitize
@@ -62,7 +63,7 @@ def evidence_line(text: str) -> str:
     return line if len(line) <= EVIDENCE_CHARS else line[: EVIDENCE_CHARS - 1] + "…"
 
 
-def marker(kinds) -> str:
+def marker(kinds: Iterable[str]) -> str:
     """The compact list-column marker of a trial's kinds, e.g. "TCn" (in KINDS order, each once)."""
     present = set(kinds)
     return "".join(_MARKS[name] for name in KIND_NAMES if name in present)

@@ -55,8 +55,8 @@ def unquote(word: str) -> str:
     return _QUOTED.sub(_unquote_part, word)
 
 
-def _unquote_part(match: re.Match) -> str:
-    single, ansi, double, escaped = match.groups()
+def _unquote_part(match: re.Match[str]) -> str:
+    single, ansi, double, escaped = match.group(1, 2, 3, 4)
     if single is not None:
         return single
     if ansi is not None:

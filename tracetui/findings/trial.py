@@ -219,7 +219,7 @@ def without_file_bodies(text: str) -> str:
     return "".join(pieces)
 
 
-def _file_body_end(text: str, at: int, opening: re.Match) -> int:
+def _file_body_end(text: str, at: int, opening: re.Match[str]) -> int:
     """Where the body of the heredoc opened at `at` ends (at its delimiter line), if it is a file's."""
     line_start = max(text.rfind("\\n", 0, at), text.rfind("\n", 0, at), text.rfind('"', 0, at)) + 1
     escaped, real = text.find("\\n", opening.end()), text.find("\n", opening.end())

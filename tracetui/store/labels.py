@@ -24,7 +24,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -306,7 +306,7 @@ class LabelStore:
             return
         first = self._held.get(("note", change.key))
         base = first.base if isinstance(first, NoteChange) else change.base
-        self._held[("note", change.key)] = NoteChange(change.key, change.text, base)
+        self._held[("note", change.key)] = replace(change, base=base)
 
 
 def _patiently(work: Callable[[], T], attempts: int = ATTEMPTS) -> T:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
@@ -84,17 +84,16 @@ def parse_assistant(content: str) -> AssistantReply:
     limit = json_key.start() if json_key else len(body)
     xml_at = body.find("<response>", 0, limit)
     tool_at = body.find("<tool_call>", 0, xml_at if xml_at >= 0 else limit)
+    reply = AssistantReply(body=body, think=tuple(think))
     if tool_at >= 0:
-        fields = _parse_tool_calls(body)
-    elif xml_at >= 0:
-        fields = _parse_xml(body)
-    elif json_key:
-        fields = _parse_json(body)
-    elif "<keystrokes" in body or "<commands>" in body:
-        fields = {"format": "xml", "prose": body.strip(), "error": "No <response> tag found"}
-    else:
-        fields = _labelled_prose(body)
-    return AssistantReply(body=body, think=tuple(think), **fields)
+        return _parse_tool_calls(reply)
+    if xml_at >= 0:
+        return _parse_xml(reply)
+    if json_key:
+        return _parse_json(reply)
+    if "<keystrokes" in body or "<commands>" in body:
+        return replace(reply, format="xml", prose=body.strip(), error="No <response> tag found")
+    return _labelled_prose(reply, body)
 
 
 def split_think(content: str) -> tuple[list[str], str]:
@@ -152,7 +151,9 @@ class _JsonAttempt:
     complete: bool = False
 
 
-def _parse_json(body: str) -> dict[str, Any]:
+def _parse_json(reply: AssistantReply) -> AssistantReply:
+    """`reply` with its terminus-2 JSON action read."""
+    body = reply.body
     attempt = _attempt_json(body)
     if attempt.error:
         for name, fixed, offset in _json_fixes(body, attempt.error):
@@ -168,16 +169,17 @@ def _parse_json(body: str) -> dict[str, Any]:
     if attempt.data is not None:  # drop the fence that wraps the object, keep the prose around it
         before = _FENCE_OPEN.sub("", before.rstrip())
         after = _FENCE_CLOSE.sub("", after.lstrip(), count=1)
-    return {
-        "format": "json",
-        "analysis": _text_field(data.get("analysis")),
-        "plan": _text_field(data.get("plan")),
-        "commands": attempt.commands,
-        "task_complete": attempt.complete,
-        "prose": "\n\n".join(p for p in (before.strip(), after.strip()) if p),
-        "error": attempt.error or None,
-        "warnings": tuple(attempt.warnings),
-    }
+    return replace(
+        reply,
+        format="json",
+        analysis=_text_field(data.get("analysis")),
+        plan=_text_field(data.get("plan")),
+        commands=attempt.commands,
+        task_complete=attempt.complete,
+        prose="\n\n".join(p for p in (before.strip(), after.strip()) if p),
+        error=attempt.error or None,
+        warnings=tuple(attempt.warnings),
+    )
 
 
 def _text_field(value: Any) -> str | None:
@@ -353,8 +355,10 @@ def _xml_section(content: str, name: str) -> str | None:
     return "" if re.search(rf"<{name}\s*/>", content) else None
 
 
-def _parse_xml(body: str) -> dict[str, Any]:
-    """The harness's XML parse (its main errors and warnings; not its tag-hygiene checks)."""
+def _parse_xml(reply: AssistantReply) -> AssistantReply:
+    """`reply` with its XML action read, as the harness reads it (its main errors and warnings; not its
+    tag-hygiene checks)."""
+    body = reply.body
     warnings = []
     start = body.find("<response>")
     close = body.find("</response>", start)
@@ -385,16 +389,17 @@ def _parse_xml(body: str) -> dict[str, Any]:
                         f"Command {number}: Invalid duration value '{duration.group(1)}', using default 1.0"
                     )
             commands.append(Command(keystrokes, seconds))
-    return {
-        "format": "xml",
-        "analysis": sections["analysis"],
-        "plan": sections["plan"],
-        "commands": tuple(commands),
-        "task_complete": complete,
-        "prose": "\n\n".join(p for p in (body[:start].strip(), body[end:].strip()) if p),
-        "error": error,
-        "warnings": tuple(warnings),
-    }
+    return replace(
+        reply,
+        format="xml",
+        analysis=sections["analysis"],
+        plan=sections["plan"],
+        commands=tuple(commands),
+        task_complete=complete,
+        prose="\n\n".join(p for p in (body[:start].strip(), body[end:].strip()) if p),
+        error=error,
+        warnings=tuple(warnings),
+    )
 
 
 # --- tool calls and labelled prose ------------------------------------------------------------
@@ -403,7 +408,9 @@ _TOOL_CALL = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _LABEL = re.compile(r"^(Analysis|Plan):[ \t]*", re.MULTILINE)
 
 
-def _parse_tool_calls(body: str) -> dict[str, Any]:
+def _parse_tool_calls(reply: AssistantReply) -> AssistantReply:
+    """`reply` with its `<tool_call>` blocks read, and the labelled prose around them."""
+    body = reply.body
     calls = []
     outside = []
     pos = 0
@@ -412,9 +419,9 @@ def _parse_tool_calls(body: str) -> dict[str, Any]:
         pos = match.end()
         calls.append(_tool_call(match.group(1).strip()))
     outside.append(body[pos:])
-    fields = _labelled_prose("\n".join(part.strip() for part in outside if part.strip()))
+    prose = _labelled_prose(reply, "\n".join(part.strip() for part in outside if part.strip()))
     errors = [call.error for call in calls if call.error]
-    return {**fields, "format": "tool_call", "tool_calls": tuple(calls), "error": errors[0] if errors else None}
+    return replace(prose, format="tool_call", tool_calls=tuple(calls), error=errors[0] if errors else None)
 
 
 def _tool_call(raw: str) -> ToolCall:
@@ -434,19 +441,21 @@ def _tool_call(raw: str) -> ToolCall:
     return ToolCall(data["name"], arguments, raw)
 
 
-def _labelled_prose(text: str) -> dict[str, Any]:
-    """`Analysis: ...` / `Plan: ...` sections of a prose reply, and the prose left around them."""
+def _labelled_prose(reply: AssistantReply, text: str) -> AssistantReply:
+    """`reply` with the `Analysis: ...` / `Plan: ...` sections of its prose `text`, and the prose left
+    around them."""
     labels = list(_LABEL.finditer(text))
     if not labels:
-        return {"format": "prose", "prose": text.strip()}
+        return replace(reply, format="prose", prose=text.strip())
     found: dict[str, str] = {}
     for label, following in zip(labels, labels[1:] + [None]):
         name = label.group(1).lower()
         if name not in found:
             found[name] = text[label.end() : following.start() if following else len(text)].strip()
-    return {
-        "format": "prose",
-        "analysis": found.get("analysis"),
-        "plan": found.get("plan"),
-        "prose": text[: labels[0].start()].strip(),
-    }
+    return replace(
+        reply,
+        format="prose",
+        analysis=found.get("analysis"),
+        plan=found.get("plan"),
+        prose=text[: labels[0].start()].strip(),
+    )

@@ -24,7 +24,7 @@ from ..data.errors import SourceError, one_line
 from ..data.facets import FilterState
 from ..data.session import Session, open_session
 from ..data.sources import ResolvedSource
-from .background import Left, detached
+from .background import WorkerCancelled, detached
 from .commands import ScreenCommands
 from .format import human_size
 from .key_order import KeyDone, KeyOrder
@@ -165,7 +165,7 @@ class TraceApp(App):
             self._loaded(self.session)
             return
         title = ", ".join(s.dataset_id for s in self.sources)
-        if any(s.hub is not None and not s.downloaded for s in self.sources):
+        if any(s.hub_files is not None and not s.downloaded for s in self.sources):
             title += " (its metadata, from the Hugging Face hub)"
         self.push_screen(LoadingScreen(title))
         self.load()
@@ -181,7 +181,7 @@ class TraceApp(App):
 
         try:
             session = detached(lambda: open_session(self.sources, progress, self.options.cache_size))
-        except (Cancelled, Left):
+        except (Cancelled, WorkerCancelled):
             return
         except SourceError as exc:
             self.post_message(OpenFailed(exc))
@@ -253,8 +253,8 @@ class TraceApp(App):
     @work(thread=True, exclusive=True, group="download", exit_on_error=False, description="Download")
     def download_local(self, session: Session) -> None:
         """Download and convert each remote dataset, then swap its local copy into the session."""
+        from ..data.download import Cancelled as DownloadCancelled
         from ..data.download import local_copy, remote_datasets
-        from ..data.hub import Cancelled as DownloadCancelled
 
         worker = get_current_worker()
         state = session.download
@@ -265,7 +265,7 @@ class TraceApp(App):
                 dataset, sizes = detached(
                     partial(local_copy, remote, state, cancelled, self.options.cache_size), "tracetui-download"
                 )
-            except (Left, DownloadCancelled):
+            except (WorkerCancelled, DownloadCancelled):
                 return
             except SourceError as exc:
                 self.post_message(DownloadStopped(session, str(exc)))

@@ -2,7 +2,7 @@
 
 A read from a hub that stopped answering blocks until its timeout; run inside a Textual thread worker,
 it would keep the app from exiting until then. `detached` runs the work in a daemon thread and waits
-for it from the worker, returning at once (raising `Left`) when the worker is cancelled.
+for it from the worker, returning at once (raising `WorkerCancelled`) when the worker is cancelled.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from textual.worker import get_current_worker
 T = TypeVar("T")
 
 
-class Left(Exception):
+class WorkerCancelled(Exception):
     """The worker was cancelled (the user left) before the work finished."""
 
 
 def detached(work: Callable[[], T], name: str = "tracetui-network") -> T:
-    """`work()`'s result (or exception), from a daemon thread; raises Left once the current worker is
+    """`work()`'s result (or exception), from a daemon thread; raises WorkerCancelled once the current worker is
     cancelled. Pass the work a way to notice cancellation too, so it cleans up when it can."""
     worker = get_current_worker()
     outcome: dict[str, object] = {}
@@ -36,7 +36,7 @@ def detached(work: Callable[[], T], name: str = "tracetui-network") -> T:
     thread.start()
     while thread.is_alive():
         if worker.is_cancelled:
-            raise Left()
+            raise WorkerCancelled()
         thread.join(0.1)
     if "error" in outcome:
         raise outcome["error"]  # type: ignore[misc]

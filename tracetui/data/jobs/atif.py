@@ -38,7 +38,7 @@ class Segment:
     metrics: list[StepMetrics | None]
 
 
-def check(trajectory: Any) -> dict:
+def check(trajectory: Any) -> dict[str, Any]:
     """The trajectory as a dict, or TrajectoryError for what is not one we can read."""
     if not isinstance(trajectory, dict):
         raise TrajectoryError("not an ATIF trajectory (not a JSON object)")
@@ -50,12 +50,12 @@ def check(trajectory: Any) -> dict:
     return trajectory
 
 
-def agent_info(trajectory: dict) -> dict:
+def agent_info(trajectory: dict[str, Any]) -> dict[str, Any]:
     agent = trajectory.get("agent")
     return agent if isinstance(agent, dict) else {}
 
 
-def main_segment(trajectory: dict, embed_tools: bool = True) -> Segment:
+def main_segment(trajectory: dict[str, Any], embed_tools: bool = True) -> Segment:
     """The main agent's conversation in one trajectory file, as the exporter cuts it into episodes.
 
     Every agent step not marked `is_copied_context` ends an episode; copied steps (the context a
@@ -91,7 +91,7 @@ def main_segment(trajectory: dict, embed_tools: bool = True) -> Segment:
     return Segment(messages, counts, metrics)
 
 
-def subagent_messages(trajectory: dict) -> Messages | None:
+def subagent_messages(trajectory: dict[str, Any]) -> Messages | None:
     """A sub-agent trajectory as the one complete conversation the exporter makes of it (every agent
     step followed by its observation); None when it has no agent reply (the exporter skips it)."""
     messages: Messages = []
@@ -109,7 +109,7 @@ def subagent_messages(trajectory: dict) -> Messages | None:
     return messages if any(role == "assistant" for role, _ in messages) else None
 
 
-def agent_content(step: dict) -> str:
+def agent_content(step: dict[str, Any]) -> str:
     """An agent step as the exporter writes it: `<think>reasoning</think>`, the message (a lone
     `</think>` gets its `<think>`), then each tool call as a `<tool_call>` block, joined by newlines."""
     parts = []
@@ -130,7 +130,7 @@ def agent_content(step: dict) -> str:
     return "\n".join(parts)
 
 
-def observation_text(step: dict) -> str | None:
+def observation_text(step: dict[str, Any]) -> str | None:
     """An agent step's observation results joined into one `user` message (None: no results)."""
     observation = step.get("observation")
     if not observation or not isinstance(observation, dict):
@@ -174,7 +174,7 @@ def _text(message: Any) -> str:
     return content_text(message)
 
 
-def _parts_text(parts: list) -> str:
+def _parts_text(parts: list[Any]) -> str:
     """Content parts as text: text parts as they are, media as `[image: path]` / `[audio: path]`."""
     out = []
     for part in parts:
@@ -189,7 +189,7 @@ def _parts_text(parts: list) -> str:
     return "\n".join(out)
 
 
-def step_metrics(step: dict) -> StepMetrics | None:
+def step_metrics(step: dict[str, Any]) -> StepMetrics | None:
     metrics = step.get("metrics")
     if not isinstance(metrics, dict):
         return None
@@ -207,7 +207,7 @@ def _number(value: Any, kind: type) -> Any:
     return kind(value)
 
 
-def subagent_refs(trajectory: dict) -> list[tuple[str | None, str | None]]:
+def subagent_refs(trajectory: dict[str, Any]) -> list[tuple[str | None, str | None]]:
     """(trajectory_path, trajectory_id) of every `subagent_trajectory_ref` in the observations."""
     refs = []
     for step in trajectory["steps"]:
@@ -221,7 +221,7 @@ def subagent_refs(trajectory: dict) -> list[tuple[str | None, str | None]]:
     return refs
 
 
-def embedded_subagents(trajectory: dict) -> list[dict]:
+def embedded_subagents(trajectory: dict[str, Any]) -> list[dict[str, Any]]:
     """The sub-agent trajectories embedded in `subagent_trajectories` (ATIF-v1.7), readable ones only."""
     found = []
     for sub in trajectory.get("subagent_trajectories") or ():

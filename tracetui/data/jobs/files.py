@@ -63,7 +63,7 @@ def is_file(path: Path) -> bool:
         return False
 
 
-def entries(folder: Path) -> list[os.DirEntry]:
+def entries(folder: Path) -> list[os.DirEntry[str]]:
     """The entries of `folder`, by name; [] when it cannot be listed."""
     try:
         with os.scandir(folder) as found:

@@ -1,5 +1,6 @@
 """Following harbor job folders while the app runs: which trials changed, read off the UI thread, and
-applied to the session in one step (`Session.apply`) that keeps every trial's id.
+the updates that apply them to their storages (the session takes them in one step, `Session.apply`, that
+keeps every trial's id; this module knows the storages, not the session).
 
 Polling, not inotify: job folders often sit on network filesystems (NFS, Lustre, sshfs) whose writes
 from other hosts inotify never sees, and a run of thousands of trials would need tens of thousands of
@@ -14,14 +15,13 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
 from ...trace.outcome import ERROR, RUNNING
 from ..dataset import Storage
-from ..session import Applied, Session
 from . import job_state, trial_names
 from .files import Stamp, stamp
 from .storage import JobStorage
@@ -49,12 +49,11 @@ class Changes:
 
     jobs: dict[int, JobChange]
 
-    def apply(self, session: Session) -> Applied:
-        """Into the session (on the thread that reads it; see `Session.apply`)."""
-        updates: dict[int, Callable[[Storage], list[int]]] = {
-            index: partial(_apply_job, change=change) for index, change in self.jobs.items()
-        }
-        return session.apply(updates)
+    @property
+    def updates(self) -> dict[int, Callable[[Storage], list[int]]]:
+        """What `Session.apply` takes: per dataset index, the update of its storage (call it on the thread
+        that reads the session)."""
+        return {index: partial(_apply_job, change=change) for index, change in self.jobs.items()}
 
 
 def _apply_job(storage: Storage, change: JobChange) -> list[int]:
@@ -63,10 +62,12 @@ def _apply_job(storage: Storage, change: JobChange) -> list[int]:
 
 
 class Follower:
-    """Polls the job folders of a session: `poll()` (off the UI thread) returns what changed, or None."""
+    """Polls the job folders among a session's datasets: `poll()` (off the UI thread) returns what
+    changed, or None."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, datasets: Sequence[Storage]) -> None:
+        self.datasets = datasets
+        """The session's list itself (its entries are swapped in place), by dataset index."""
         self._job_stamps: dict[int, Stamp] = {}
         self._read: dict[tuple[int, str], tuple[Stamp, TrialSummary, TrialText]] = {}
         """Trials read but not applied yet (the session was busy): not read again while unchanged."""
@@ -76,7 +77,7 @@ class Follower:
 
     @property
     def jobs(self) -> list[tuple[int, JobStorage]]:
-        return [(i, ds) for i, ds in enumerate(self.session.datasets) if isinstance(ds, JobStorage)]
+        return [(i, ds) for i, ds in enumerate(self.datasets) if isinstance(ds, JobStorage)]
 
     def poll(self) -> Changes | None:
         sweep = time.monotonic() - self._swept >= SWEEP

@@ -39,7 +39,7 @@ def _child_dirs(path: Path, limit: int | None = None) -> list[Path]:
     return found
 
 
-def _is_dir_entry(entry: os.DirEntry) -> bool:
+def _is_dir_entry(entry: os.DirEntry[str]) -> bool:
     try:
         return entry.is_dir()
     except OSError:
@@ -94,7 +94,7 @@ def jobs_of(path: Path, found: str) -> list[Path]:
     return [path.parent]
 
 
-def trial_entries(job: Path) -> list[os.DirEntry]:
+def trial_entries(job: Path) -> list[os.DirEntry[str]]:
     """A job folder's trial folders (every sub-folder, and symlinks that do not resolve to one: a broken
     or looping link is a trial that cannot be read, not nothing), by name."""
     found = []

@@ -35,14 +35,14 @@ class RunMeta:
     trial_name: str
 
 
-def _dict(value: Any) -> dict:
+def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def run_meta(raw: dict) -> RunMeta:
+def run_meta(raw: dict[str, Any]) -> RunMeta:
     """The exporter's reading of a TrialResult (raises NoAgent when it names no agent)."""
     config = _dict(raw.get("config"))
-    agent_config: dict = {}
+    agent_config: dict[str, Any] = {}
     if isinstance(config.get("agent"), dict):
         agent_config = config["agent"]
     elif isinstance(config.get("agents"), list) and config["agents"] and isinstance(config["agents"][0], dict):
@@ -91,7 +91,7 @@ def run_meta(raw: dict) -> RunMeta:
     )
 
 
-def config_meta(config: dict, folder_name: str) -> RunMeta:
+def config_meta(config: dict[str, Any], folder_name: str) -> RunMeta:
     """What a running trial's TrialConfig says (the exporter has nothing for it: it has no result yet)."""
     agent = _dict(config.get("agent"))
     task = _dict(config.get("task"))
@@ -117,7 +117,7 @@ def coerce_reward(value: Any) -> str:
         return str(value)
 
 
-def own_result(raw: dict) -> str | None:
+def own_result(raw: dict[str, Any]) -> str | None:
     """The trial's result from its own result.json: the exception's type, else the `reward` reward."""
     exception = raw.get("exception_info")
     if isinstance(exception, dict) and exception.get("exception_type"):
@@ -128,7 +128,7 @@ def own_result(raw: dict) -> str | None:
     return None
 
 
-def job_results(job: dict) -> dict[str, str]:
+def job_results(job: dict[str, Any]) -> dict[str, str]:
     """trial name → result from a JobResult's per-eval exception and reward lists, as the exporter
     reads them first (an eval's exceptions before its rewards, the first eval that lists a trial wins)."""
     found: dict[str, str] = {}
@@ -144,11 +144,11 @@ def job_results(job: dict) -> dict[str, str]:
     return found
 
 
-def usage(raw: dict | None, totals: dict[str, float]) -> dict[str, float]:
+def usage(raw: dict[str, Any] | None, totals: dict[str, float]) -> dict[str, float]:
     """Tokens, cost and timings of a trial: from its result.json (`agent_result`, or the steps' of a
     multi-step trial, as harbor sums them), else `totals` (from the trajectory, for a running trial)."""
     out = dict.fromkeys(FIELDS, math.nan)
-    contexts: list[dict] = []
+    contexts: list[dict[str, Any]] = []
     if raw is not None:
         if isinstance(raw.get("agent_result"), dict):
             contexts = [raw["agent_result"]]

@@ -4,10 +4,13 @@ row is a slice, and nested-prefix rows cost no more memory than the trajectory."
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..dataset import Storage
-from .trial import TrialText
+from .atif import Messages
+
+if TYPE_CHECKING:  # trial.py reads its texts through these rows: a type here, not an import at run time
+    from .trial import TrialText
 
 
 class TrialRows(Storage):
@@ -36,7 +39,7 @@ class TrialRows(Storage):
 
 def exported_rows(
     text: TrialText, labels: dict[str, Any], result: str | None, trial_name: str, task: str
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """The rows harbor's exporter writes for the trial (episodes=all, sub-agents merged, verifier output
     included): its columns, in its order, with its values."""
     rows = []
@@ -52,7 +55,9 @@ def exported_rows(
     return rows
 
 
-def _row(messages, agent, model, labels, episode: int, trial_name: str, task: str) -> dict:
+def _row(
+    messages: Messages, agent: str, model: str, labels: dict[str, Any], episode: int, trial_name: str, task: str
+) -> dict[str, Any]:
     """A row's first columns, in the exporter's order (it adds `tool_definitions`, then `result`)."""
     return {
         "conversations": [{"role": role, "content": content} for role, content in messages],

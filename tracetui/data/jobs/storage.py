@@ -14,9 +14,7 @@ import hashlib
 import itertools
 import math
 import shutil
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +26,7 @@ import pyarrow as pa
 from ...trace.model import StepMetrics
 from ...trace.outcome import ERROR
 from ..dataset import Piece, Storage
+from ..lru import LRU
 from ..sources import ResolvedSource
 from ..trials import LABEL_COLUMNS, Trials
 from ..usage import FIELDS
@@ -73,8 +72,7 @@ class JobStorage(Storage):
         self.entries = list(summaries)
         self.results = job_results
         self.job_finished = job_finished
-        self._texts: OrderedDict[str, TrialText] = OrderedDict()
-        self._lock = threading.Lock()
+        self._texts: LRU[str, TrialText] = LRU(TEXTS)
         self._relayout()
 
     @property
@@ -193,26 +191,17 @@ class JobStorage(Storage):
         """The trial's text: read from its files (kept for the last few trials), the last good reading
         while harbor rewrites a file."""
         summary = self.entries[position]
-        with self._lock:
-            kept = self._texts.get(summary.name)
-            if kept is not None:
-                self._texts.move_to_end(summary.name)
-                return kept
+        kept = self._texts.get(summary.name)
+        if kept is not None:
+            return kept
         folder = self.job / summary.name
         for attempt in range(RETRIES):
             fresh, text = summarize(folder, self.job_finished)
             if fresh.outcome != ERROR or summary.outcome == ERROR:
-                self.keep(summary.name, text)
+                self._texts.put(summary.name, text)
                 break
             time.sleep(0.05 * (attempt + 1))  # harbor is rewriting a file: not kept, read again next time
         return text
-
-    def keep(self, name: str, text: TrialText) -> None:
-        with self._lock:
-            self._texts[name] = text
-            self._texts.move_to_end(name)
-            while len(self._texts) > TEXTS:
-                self._texts.popitem(last=False)
 
     def _rows_of(self, row: int) -> tuple[int, TrialRows, int]:
         layout = self._layout
@@ -273,7 +262,7 @@ class JobStorage(Storage):
         summary = self.entries[position]
         return len(summary.rows) + len(summary.subs) if summary.finished else 0
 
-    def exported_rows(self, position: int) -> list[dict]:
+    def exported_rows(self, position: int) -> list[dict[str, Any]]:
         """The rows harbor's exporter writes for the trial at `position` (none for a trial it would not
         export: running, or with no result it can read)."""
         summary = self.entries[position]
@@ -298,10 +287,10 @@ class JobStorage(Storage):
             else:
                 changed.append(len(self.entries))
                 self.entries.append(summary)
-            with self._lock:
-                self._texts.pop(name, None)
             if name in texts:
-                self.keep(name, texts[name])
+                self._texts.put(name, texts[name])
+            else:
+                self._texts.discard(name)
         if results != self.results or finished != self.job_finished:
             names = {
                 p
@@ -317,7 +306,7 @@ class JobStorage(Storage):
         return _restore, (self.source, [s.to_json() for s in self.entries], self.results, self.job_finished)
 
 
-def _restore(source: JobSource, entries: list[dict], results: dict[str, str], finished: bool) -> JobStorage:
+def _restore(source: JobSource, entries: list[dict[str, Any]], results: dict[str, str], finished: bool) -> JobStorage:
     """A JobStorage as another process had it (the findings workers reopen the session)."""
     return JobStorage(source, [TrialSummary.from_json(e) for e in entries], results, finished)
 

@@ -9,13 +9,12 @@ only means reading the trials again next time. Nothing is ever written into the 
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable
 from pathlib import Path
 
 import orjson
 
-from ...paths import cache_dir
+from ...paths import cache_dir, write_atomically
 from .files import stamp
 from .trial import SUMMARY_VERSION, TrialSummary, summarize
 
@@ -45,9 +44,7 @@ def store(job: Path, summaries: dict[str, TrialSummary]) -> None:
     path = _path(job)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        temporary.write_bytes(orjson.dumps({"trials": {name: s.to_json() for name, s in summaries.items()}}))
-        temporary.replace(path)
+        write_atomically(path, orjson.dumps({"trials": {name: s.to_json() for name, s in summaries.items()}}))
     except OSError:
         pass
 

@@ -23,10 +23,12 @@ from typing import Any
 
 from ...trace.model import StepMetrics
 from ...trace.outcome import ERROR, RUNNING
+from ..history import rebuild_history
 from . import atif
 from .atif import Messages, Segment, TrajectoryError
 from .files import Stamp, Unreadable, entries, is_dir, is_file, read_json, read_text, stamp
 from .results import NoAgent, RunMeta, config_meta, own_result, run_meta, usage
+from .rows import TrialRows
 
 MAIN = "trajectory.json"
 VERIFIER_LOGS = ("test-stdout.txt", "test-stderr.txt")
@@ -40,7 +42,7 @@ class TrialText:
     trajectory file), its sub-agent conversations, its verifier log."""
 
     segments: list[Segment] = field(default_factory=list)
-    agents: list[tuple[str, str, list | None]] = field(default_factory=list)
+    agents: list[tuple[str, str, list[Any] | None]] = field(default_factory=list)
     """Per segment: the agent and model its rows carry, and its tool definitions (a column of its rows)."""
     subagents: list[tuple[str, Messages, str]] = field(default_factory=list)
     """(trace_source, messages, model) of each sub-agent conversation."""
@@ -75,13 +77,13 @@ class TrialSummary:
     restarts: int
     usage: dict[str, float]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {key: (None if isinstance(v, float) and math.isnan(v) else v) for key, v in asdict(self).items()} | {
             "usage": {k: (None if math.isnan(v) else v) for k, v in self.usage.items()}
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> TrialSummary:
+    def from_json(cls, data: dict[str, Any]) -> TrialSummary:
         data = dict(data)
         data["usage"] = {k: math.nan if v is None else float(v) for k, v in data["usage"].items()}
         return cls(**data)
@@ -93,8 +95,8 @@ def summarize(folder: Path, job_finished: bool) -> tuple[TrialSummary, TrialText
     the exporter leaves it out)."""
     found = stamp(folder)
     problem: str | None = folder_problem(folder)
-    raw: dict | None = None
-    config: dict = {}
+    raw: dict[str, Any] | None = None
+    config: dict[str, Any] = {}
     result_file, config_file = folder / "result.json", folder / "config.json"
     if is_file(result_file):
         try:
@@ -170,7 +172,7 @@ def folder_problem(folder: Path) -> str | None:
         return f"cannot be read ({exc.strerror or exc})"
 
 
-def _meta(raw: dict | None, config: dict, folder_name: str) -> RunMeta:
+def _meta(raw: dict[str, Any] | None, config: dict[str, Any], folder_name: str) -> RunMeta:
     if raw is not None:
         try:
             return run_meta(raw)
@@ -179,11 +181,13 @@ def _meta(raw: dict | None, config: dict, folder_name: str) -> RunMeta:
     return config_meta(config, folder_name)
 
 
-def _read_main(agent_dir: Path, meta: RunMeta, text: TrialText) -> tuple[str | None, tuple[str, str], list[dict]]:
+def _read_main(
+    agent_dir: Path, meta: RunMeta, text: TrialText
+) -> tuple[str | None, tuple[str, str], list[dict[str, Any]]]:
     """The main trajectory and its continuations into `text`: (problem, (agent, model) of its rows,
     the trajectories read)."""
     path, name = agent_dir / MAIN, f"agent/{MAIN}"
-    read: list[dict] = []
+    read: list[dict[str, Any]] = []
     first: tuple[str, str] = ("", "")
     if not is_file(path):
         return None, first, read
@@ -222,7 +226,7 @@ def _inside(path: Path, folder: Path) -> bool:
         return False
 
 
-def _read_subagents(agent_dir: Path, meta: RunMeta, text: TrialText, main: list[dict]) -> None:
+def _read_subagents(agent_dir: Path, meta: RunMeta, text: TrialText, main: list[dict[str, Any]]) -> None:
     """The sub-agent conversations: `trajectory.<kind>.json` files (the exporter's, in its order), then
     files named only by a `subagent_trajectory_ref` of the main trajectories `main`, then the
     trajectories embedded in them (`subagent_trajectories`, which the exporter leaves out)."""
@@ -254,7 +258,7 @@ def _source(name: str) -> str:
     return stem.removesuffix(".json")
 
 
-def _add_subagent(text: TrialText, source: str, trajectory: dict, meta: RunMeta) -> None:
+def _add_subagent(text: TrialText, source: str, trajectory: dict[str, Any], meta: RunMeta) -> None:
     messages = atif.subagent_messages(trajectory)
     if messages is not None:
         model = str(atif.agent_info(trajectory).get("model_name") or meta.model)
@@ -270,9 +274,6 @@ def verifier_log(folder: Path) -> str | None:
 
 def _history_size(text: TrialText) -> tuple[int, int, int]:
     """(messages, bytes, restarts) of the history the session rebuilds from these rows."""
-    from ..history import rebuild_history
-    from .rows import TrialRows
-
     rows = TrialRows(text)
     count = len(text.main_rows())
     history = rebuild_history(rows, list(range(count)), list(range(count)), [])

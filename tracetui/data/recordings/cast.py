@@ -18,6 +18,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import orjson
 
@@ -106,7 +107,7 @@ class Cast:
             raise RecordingError(f"cannot read the recording {path}: {exc.strerror or exc}") from None
         return cast
 
-    def _index(self, file, offset: int, idle_limit: float | None) -> None:
+    def _index(self, file: BinaryIO, offset: int, idle_limit: float | None) -> None:
         relative = self.version >= 3
         markers: list[tuple[float, str, int | None]] = []
         clock = last = 0.0

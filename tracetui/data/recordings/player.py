@@ -193,7 +193,7 @@ class Player:
         self._frame = Frame(self.event, screen.columns, screen.lines, tuple(self._rows), cursor)
         return self._frame
 
-    def _row(self, row: StaticDefaultDict | None, default: Char, columns: int) -> Row:
+    def _row(self, row: StaticDefaultDict[int, Char] | None, default: Char, columns: int) -> Row:
         """One screen row as runs, exactly `columns` cells: a wide character keeps the stub after it,
         one whose stub was overwritten (or that sits in the last column) shows as a space."""
         get = row.get if row is not None else (lambda x: None)

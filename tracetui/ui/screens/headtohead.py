@@ -234,7 +234,7 @@ class HeadToHeadScreen(Screen[FilterState | None]):
         selected = {"task": frozenset({row.task}), sides.column: frozenset({sides.a, sides.b})}
         if sides.dataset is not None:
             selected["dataset"] = frozenset({sides.dataset})
-        self.dismiss(FilterState(selected))
+        self.dismiss(FilterState(selected=selected))
 
     def action_close(self) -> None:
         self.dismiss(None)

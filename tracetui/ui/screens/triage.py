@@ -226,11 +226,11 @@ class TriageScreen(Screen[None]):
         self.trial_list.focus()
         if self.session.notes:  # what opening skipped (bad JSON Lines lines): said once
             self.status("; ".join(self.session.notes), hold=True)
-        self.call_after_refresh(self._settle)
+        self.call_after_refresh(self._after_first_frame)
         self.set_interval(RETRY_SECONDS, self._retry_store)
         self.live.start()
 
-    def _settle(self) -> None:
+    def _after_first_frame(self) -> None:
         """After the first frame: keep the long-lived objects out of the garbage collector's scans
         (its pauses were most of the interaction p95), then start the background work."""
         gc.freeze()

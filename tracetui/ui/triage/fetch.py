@@ -18,7 +18,7 @@ from textual.worker import get_current_worker
 
 from ...data.errors import SourceError
 from ...data.session import Session
-from ..background import Left, detached
+from ..background import WorkerCancelled, detached
 
 SETTLE_SECONDS = 0.12
 """Wait this long before fetching: paging through trials fetches only the one the cursor stops on."""
@@ -74,7 +74,7 @@ class TrialFetch:
         load = self.session.load
         try:
             detached(lambda: [(load(t), self.session.verifier_output(t)) for t in trials], "tracetui-fetch")
-        except Left:
+        except WorkerCancelled:
             return
         except SourceError as exc:
             self.screen.post_message(FetchFailed(trials, str(exc)))

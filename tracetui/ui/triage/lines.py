@@ -52,7 +52,9 @@ def header_versions(
     sources: Part = (", ".join(names), "cyan")
     # a local path as typed can be long: its last part names it well enough when room is short
     short_sources: Part = (
-        ", ".join(n if ds.source.hub is not None else Path(n).name or n for n, ds in zip(names, session.datasets)),
+        ", ".join(
+            n if ds.source.hub_files is not None else Path(n).name or n for n, ds in zip(names, session.datasets)
+        ),
         "cyan",
     )
     tail: list[Part] = [("  ·  ", ""), (filters, "yellow")] if filters else []

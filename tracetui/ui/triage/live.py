@@ -47,7 +47,7 @@ class LiveJobs:
 
     def _follow(self) -> None:
         worker = get_current_worker()
-        follower = Follower(self.session)
+        follower = Follower(self.session.datasets)
         while not worker.is_cancelled:
             began = time.monotonic()
             changes = follower.poll()
@@ -70,7 +70,7 @@ class LiveJobs:
         if self.busy():
             return False
         screen = self.screen
-        applied = changes.apply(self.session)
+        applied = self.session.apply(changes.updates)
         if not len(applied.changed):
             return True
         self._indexes(applied)

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import TypeVar
 
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.strip import Strip
 from textual.theme import Theme
@@ -27,22 +29,17 @@ from .line_view import LineView
 
 MATCH_STYLE = Style.parse("black on yellow")
 CURRENT_MATCH_STYLE = Style.parse("black on #ff8c00 bold")
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
 
 
-class LRU(OrderedDict):
-    def __init__(self, size: int) -> None:
-        super().__init__()
-        self.size = size
-
-    def get_or(self, key, make):
-        value = self.get(key)
-        if value is None:
-            value = self[key] = make()
-            if len(self) > self.size:
-                self.popitem(last=False)
-        else:
-            self.move_to_end(key)
-        return value
+def _cached(cache: LRUCache[K, V], key: K, make: Callable[[], V]) -> V:
+    """`cache[key]`, made (and kept) first when the cache does not hold it."""
+    value = cache.get(key)
+    if value is None:
+        value = make()
+        cache.set(key, value)
+    return value
 
 
 class BlockView(LineView, can_focus=True):
@@ -54,9 +51,9 @@ class BlockView(LineView, can_focus=True):
         self._spans: list[list[tuple[int, int]]] = []
         self._first_line: list[int] = [0]
         self._layout_width = 0
-        self._styled: LRU = LRU(256)
-        self._lines: LRU = LRU(256)
-        self._strips: LRU = LRU(2048)
+        self._styled: LRUCache[int, Text] = LRUCache(256)
+        self._lines: LRUCache[tuple[int, int], list[Text]] = LRUCache(256)
+        self._strips: LRUCache[tuple[object, ...], Strip] = LRUCache(2048)
         self.matches: list[tuple[int, int, int]] = []  # (block, start, end)
         self._matches_in: dict[int, list[int]] = {}  # block -> indexes into matches
         self.match_index = -1
@@ -203,7 +200,7 @@ class BlockView(LineView, can_focus=True):
             return Strip.blank(width, self.base_style)
         within = line - self._first_line[index]
         key = (index, within, width, self._match_key(index), self.base_style)
-        return self._strips.get_or(key, lambda: self._draw(index, within, width))
+        return _cached(self._strips, key, lambda: self._draw(index, within, width))
 
     def _match_key(self, index: int) -> int:
         """Part of the strip cache key: lines of blocks with matches re-render when the current one moves."""
@@ -215,7 +212,7 @@ class BlockView(LineView, can_focus=True):
     def _draw(self, index: int, within: int, width: int) -> Strip:
         block = self.blocks[index]
         start, end = self._spans[index][within]
-        text = self._lines.get_or((index, self._layout_width), lambda: self._split(index))[within]
+        text = _cached(self._lines, (index, self._layout_width), lambda: self._split(index))[within]
         found = [n for n in self._matches_in.get(index, ()) if self.matches[n][1] < end and self.matches[n][2] > start]
         if found:
             text = text.copy()
@@ -232,7 +229,7 @@ class BlockView(LineView, can_focus=True):
     def _split(self, index: int) -> list[Text]:
         """The block's styled text cut into its visual lines in one pass (slicing a Text per line
         would copy all of its spans for every line)."""
-        styled = self._styled.get_or(index, lambda: self.blocks[index].styled(self.palette))
+        styled = _cached(self._styled, index, lambda: self.blocks[index].styled(self.palette))
         spans = self._spans[index]
         cuts = sorted({p for span in spans for p in span} - {0})
         pieces = dict(zip([0, *cuts], styled.divide(cuts)))

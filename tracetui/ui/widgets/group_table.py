@@ -134,7 +134,7 @@ class GroupTable(TableView):
     def action_pick(self) -> None:
         if self.rows:
             key = self.rows[self.cursor].key
-            self.post_message(Picked(FilterState({c: frozenset({v}) for c, v in zip(self.columns, key)})))
+            self.post_message(Picked(FilterState(selected={c: frozenset({v}) for c, v in zip(self.columns, key)})))
 
     def activate(self) -> None:
         self.action_pick()

@@ -221,7 +221,7 @@ class MatrixView(TableView):
         if not trials:
             self.post_message(self.Empty(model, task))
             return
-        self.post_message(Picked(FilterState({"model": frozenset({model}), "task": frozenset({task})})))
+        self.post_message(Picked(FilterState(selected={"model": frozenset({model}), "task": frozenset({task})})))
 
     def activate(self) -> None:
         self.action_pick()

@@ -103,7 +103,7 @@ class PassAtKTable(TableView):
     def action_pick(self) -> None:
         if self.lines:
             key = self.lines[self.cursor].row.key
-            self.post_message(Picked(FilterState({c: frozenset({v}) for c, v in zip(self.columns, key)})))
+            self.post_message(Picked(FilterState(selected={c: frozenset({v}) for c, v in zip(self.columns, key)})))
 
     def activate(self) -> None:
         self.action_pick()
