@@ -262,6 +262,33 @@ def test_a_reopen_reads_no_trajectory_when_nothing_changed(tmp_path):
     )
 
 
+def test_tracetui_cache_lists_and_clears_the_job_summaries(tmp_path, capsys):
+    """The summaries kept for each job folder are listed (the job folder, "job summaries"), held while a
+    process has the job open, and cleared by the job's path, its jobs root's, or with everything."""
+    from tracetui.commands.cache import run as cache
+    from tracetui.data import cache_folders
+
+    jobs = copy_tree(JOBS, tmp_path / "jobs")
+    open_paths(jobs)
+    capsys.readouterr()
+    assert cache(["--format", "csv"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert listed[0] == "source,kind,size,last_used"
+    assert sorted(line.split(",")[:2] for line in listed[1:]) == [
+        [str(jobs / name), "job summaries"] for name in ("2026-07-01__09-00-00", "2026-07-01__12-00-00")
+    ]
+    assert cache(["clear", str(jobs)]) == 0  # this process has them open: kept
+    assert "kept 2 that a running tracetui has open" in capsys.readouterr().err
+    for folder in list(cache_folders._held):  # as if that process had quit
+        cache_folders.release(folder)
+    assert cache(["clear", str(jobs / "2026-07-01__09-00-00")]) == 0
+    assert capsys.readouterr().err.startswith("removed 1 from the cache")
+    assert [entry.source for entry in cache_folders.entries()] == [str(jobs / "2026-07-01__12-00-00")]
+    assert cache(["clear", f"{jobs}/"]) == 0 and cache_folders.entries() == []
+    open_paths(jobs)
+    assert len(cache_folders.entries()) == 2  # made again at the next open
+
+
 # --- bad input --------------------------------------------------------------------------------------
 
 

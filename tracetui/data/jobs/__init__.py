@@ -9,6 +9,8 @@ exporter would write. `follow` tells what changed in the folders while the app r
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -17,7 +19,7 @@ from .files import Unreadable, read_json
 from .layout import JOB, LOOKED_FOR, ROOT, TRIAL, jobs_of, kind, trial_entries
 from .results import job_results
 from .storage import JobSource, JobStorage
-from .summaries import summaries
+from .summaries import job_folder, summaries
 
 __all__ = ["LOOKED_FOR", "JobSource", "JobStorage", "expand", "is_jobs_path", "jobs_source", "open_job"]
 
@@ -79,6 +81,17 @@ def open_job(source: JobSource, progress: Progress | None = None) -> JobStorage:
     results, finished = job_state(job)
     names = trial_names(source)
     found = summaries(job, names, finished, progress)
+    _hold(job_folder(job))
     storage = JobStorage(source, [found[name] for name in names], results, finished)
     storage.forget_old_indexes()
     return storage
+
+
+def _hold(folder: Path) -> None:
+    """The job's cache folder is in use: held against removal (`tracetui cache clear`, the cache's size
+    bound) while this process runs, and marked as used now."""
+    from ..cache_folders import hold
+
+    if hold(folder):
+        with contextlib.suppress(OSError):  # a read-only cache: it only ages
+            os.utime(folder)

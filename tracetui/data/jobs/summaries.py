@@ -1,9 +1,10 @@
 """Every trial of a job folder summarized, read back from the tracetui cache when its files have not
 changed (same names, sizes and mtimes): a reopen stats the trial folders and parses no trajectory.
 
-The cache is `$TRACETUI_CACHE_DIR/jobs/<key of the job folder's path>/summaries-v<N>.json`. It is written
-whole (to a temporary file renamed into place) when a summary changed; a cache that cannot be written
-only means reading the trials again next time. Nothing is ever written into the job folder.
+The cache is `$TRACETUI_CACHE_DIR/jobs/<key of the job folder's path>/summaries-v<N>.json` (with the job
+folder's path in it, for `tracetui cache`). It is written whole (to a temporary file renamed into place)
+when a summary changed; a cache that cannot be written only means reading the trials again next time.
+Nothing is ever written into the job folder.
 """
 
 from __future__ import annotations
@@ -22,14 +23,33 @@ from .trial import SUMMARY_VERSION, TrialSummary, summarize
 Progress = Callable[[float, str], None]
 
 
+JOBS = "jobs"
+"""The cache's folder of job folder summaries."""
+
+
 def job_folder(job: Path) -> Path:
     """Where the cache keeps what it knows of the job folder `job` (by its absolute path)."""
     key = hashlib.sha256(str(job).encode("utf-8", "surrogateescape")).hexdigest()[:24]
-    return cache_dir() / "jobs" / key
+    return cache_dir() / JOBS / key
+
+
+def summaries_file(folder: Path) -> Path:
+    """The summaries file of a job's cache folder."""
+    return folder / f"summaries-v{SUMMARY_VERSION}.json"
+
+
+def job_of(folder: Path) -> str | None:
+    """The job folder a cache folder is of, as its summaries file names it (None: no such file, or an
+    older one without the name)."""
+    try:
+        job = orjson.loads(summaries_file(folder).read_bytes()).get("job")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return job if isinstance(job, str) else None
 
 
 def _path(job: Path) -> Path:
-    return job_folder(job) / f"summaries-v{SUMMARY_VERSION}.json"
+    return summaries_file(job_folder(job))
 
 
 def load(job: Path) -> dict[str, TrialSummary]:
@@ -46,7 +66,9 @@ def store(job: Path, summaries: dict[str, TrialSummary]) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        temporary.write_bytes(orjson.dumps({"trials": {name: s.to_json() for name, s in summaries.items()}}))
+        temporary.write_bytes(
+            orjson.dumps({"job": str(job), "trials": {name: s.to_json() for name, s in summaries.items()}})
+        )
         temporary.replace(path)
     except OSError:
         pass
