@@ -85,13 +85,13 @@ def summaries(
     known = load(job)
     out: dict[str, TrialSummary] = {}
     changed = False
+    base = os.fspath(job)
     for number, name in enumerate(names):
-        folder = job / name
         cached = known.get(name)
-        if cached is not None and cached.stamp == stamp(folder) and not _stale_start(cached, job_finished):
-            out[name] = cached
+        if cached is not None and cached.stamp == stamp(f"{base}/{name}") and not _stale_start(cached, job_finished):
+            out[name] = cached  # the path as a string: a reopen does this for every trial
             continue
-        out[name] = summarize(folder, job_finished)[0]
+        out[name] = summarize(job / name, job_finished)[0]
         changed = True
         if progress is not None:
             progress((number + 1) / max(1, len(names)), f"{job.name}: read {number + 1:,}/{len(names):,} trials")
