@@ -71,3 +71,48 @@ async def test_a_trial_that_cannot_be_read_says_which_file_and_why(tmp_path):
         await pilot.pause()
         shown = [block.text for block in screen.conversation.blocks]
         assert len(shown) == 1 and shown[0].startswith("This trial could not be read: agent/trajectory.json: not JSON")
+
+
+def datasets_listed(screen) -> list[str]:
+    """The values the sidebar lists under the dataset facet."""
+    facets = screen.facet_list
+    return [
+        facets.shown_label("dataset", facets._facet("dataset").labels[row.code])
+        for row in facets.rows
+        if row.facet == "dataset" and row.code >= 0
+    ]
+
+
+async def test_a_job_folder_new_in_the_jobs_root_shows_while_the_app_is_open(tmp_path):
+    from .jobs_helpers import write_job, write_trial
+
+    jobs = copy_tree(SAMPLE / "jobs", tmp_path / "jobs")
+    state = FilterState({"outcome": frozenset({"pass", "fail", "running"})})
+    app = make_app(prepare([SourceSpec(str(jobs))]), StartOptions(state))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        session = app.session
+        await wait_for(pilot, lambda: screen.findings.index is not None)
+        order = list(screen.trial_list.order)
+        trial = next(t for t in order if session.info(t).trial_name == RUNNING)
+        screen.trial_list.move_to(order.index(trial))
+        await pilot.pause()
+        conversation = screen.conversation
+        conversation.focus()
+        await pilot.press("j", "j")
+        before = (conversation.scroll_offset.y, conversation.current)
+        assert "2026-07-02__08-00-00" not in datasets_listed(screen)
+
+        job = write_job(jobs / "2026-07-02__08-00-00", finished=False)
+        write_trial(job, "s-new-task__JobTwo1")
+        seconds = await wait_for(pilot, lambda: len(screen.trial_list.order) == len(order) + 1)
+        await pilot.pause()
+        assert seconds < 2.0
+        new = next(t for t in screen.trial_list.order if t not in order)
+        assert (session.info(new).trial_name, session.info(new).dataset) == ("s-new-task__JobTwo1", job.name)
+        assert screen.trial == trial and screen.trial_list.current_trial == trial  # the cursor stayed
+        assert screen.state == state  # so did the filters
+        assert (conversation.scroll_offset.y, conversation.current) == before  # and the scroll
+        assert job.name in datasets_listed(screen)  # the dataset facet has the new job
+        await wait_for(pilot, lambda: screen.verifier_index is not None and len(screen.verifier_index.short) > new)
+        assert screen.verifier_index.short[new] == "1/1 tests"

@@ -139,3 +139,40 @@ def test_a_broken_file_that_stays_broken_is_an_error_at_last(tmp_path):
     assert applied is not None and applied.added == 1
     assert session.info(len(session) - 1).outcome == "error"
     assert (session.problem(len(session) - 1) or "").startswith("agent/trajectory.json: not JSON")
+
+
+def test_a_job_folder_new_in_the_jobs_root_joins_with_its_trials(tmp_path):
+    from .jobs_helpers import write_job
+
+    jobs = copy_tree(SAMPLE / "jobs", tmp_path / "jobs")
+    session = open_paths(jobs, SAMPLE / "export" / "hub")
+    follower = Follower(session)
+    before = {t: session.info(t).trial_name for t in range(len(session))}
+    assert follower.poll() is None
+    job = jobs / "2026-07-02__08-00-00"
+    job.mkdir()  # harbor has just made it: not a job folder yet
+    assert follower.poll() is None
+    write_job(job, finished=False)
+    write_trial(job, "s-new-task__JobTwo1")
+    applied = poll_and_apply(follower, session)
+    assert applied is not None and applied.added == 1 and list(applied.changed) == [len(session) - 1]
+    assert {t: session.info(t).trial_name for t in before} == before  # every trial kept its id
+    new = session.info(len(session) - 1)
+    assert (new.trial_name, new.dataset, new.outcome) == ("s-new-task__JobTwo1", "2026-07-02__08-00-00", "pass")
+    assert "2026-07-02__08-00-00" in session.facets.facets["dataset"].labels
+    assert session.datasets[-1].source.display == f"{jobs}/2026-07-02__08-00-00"
+
+    write_trial(job, "s-new-task__JobTwo2", finished=False)  # then it is followed like the others
+    applied = poll_and_apply(follower, session)
+    assert applied is not None and applied.added == 1 and session.info(len(session) - 1).outcome == "running"
+    assert poll_and_apply(follower, session) is None
+
+
+def test_only_a_jobs_root_grows_new_jobs(tmp_path):
+    from .jobs_helpers import write_job
+
+    jobs = copy_tree(SAMPLE / "jobs", tmp_path / "jobs")
+    session = open_paths(jobs / "2026-07-01__09-00-00")  # one job: its siblings are not the user's
+    follower = Follower(session)
+    write_trial(write_job(jobs / "2026-07-02__08-00-00"), "s-new-task__JobTwo1")
+    assert follower.poll() is None and len(session.datasets) == 1

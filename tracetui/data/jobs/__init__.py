@@ -57,6 +57,17 @@ def expand(source: JobSource) -> list[JobSource]:
     return [source]  # the layout changed since it was recognised: read what is there
 
 
+def in_root(source: JobSource) -> bool:
+    """Whether `source` is one job of a jobs root the user gave (where new job folders may appear)."""
+    return source.trial is None and source.root != source.dataset_id
+
+
+def sibling(source: JobSource, job: Path) -> JobSource:
+    """The source of `job`, a job folder that appeared in the jobs root of `source` (`in_root`)."""
+    shown = source.display.removesuffix(f"/{Path(source.dataset_id).name}")
+    return replace(source, dataset_id=str(job), display=f"{shown}/{job.name}", trial=None)
+
+
 def job_state(job: Path) -> tuple[dict[str, str], bool]:
     """What the job's result.json says: each listed trial's result, and whether the job is done."""
     try:

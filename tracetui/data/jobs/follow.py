@@ -1,6 +1,10 @@
 """Following harbor job folders while the app runs: which trials changed, read off the UI thread, and
 applied to the session in one step (`Session.apply`) that keeps every trial's id.
 
+New job folders in a jobs root the user gave are followed too: the root is listed again when its mtime
+says a folder came, and a new folder joins the session (`Session.apply`'s new datasets) once its layout
+is a job's, read as the others were at start.
+
 Polling, not inotify: job folders often sit on network filesystems (NFS, Lustre, sshfs) whose writes
 from other hosts inotify never sees, and a run of thousands of trials would need tens of thousands of
 watches. Polling stays cheap because only running trials change: each poll stats the files of the
@@ -22,8 +26,9 @@ from pathlib import Path
 from ...trace.outcome import ERROR, RUNNING
 from ..dataset import Storage
 from ..session import Applied, Session
-from . import job_state, trial_names
+from . import in_root, job_state, open_job, sibling, trial_names
 from .files import Stamp, stamp
+from .layout import is_job, job_dirs
 from .storage import JobStorage
 from .trial import TrialSummary, TrialText, summarize
 
@@ -48,13 +53,15 @@ class Changes:
     """What a poll found, by the session's dataset index."""
 
     jobs: dict[int, JobChange]
+    new: list[JobStorage] = field(default_factory=list)
+    """Job folders that appeared in a jobs root, read: they join the session at the end."""
 
     def apply(self, session: Session) -> Applied:
         """Into the session (on the thread that reads it; see `Session.apply`)."""
         updates: dict[int, Callable[[Storage], list[int]]] = {
             index: partial(_apply_job, change=change) for index, change in self.jobs.items()
         }
-        return session.apply(updates)
+        return session.apply(updates, self.new)
 
 
 def _apply_job(storage: Storage, change: JobChange) -> list[int]:
@@ -73,6 +80,12 @@ class Follower:
         self._swept = time.monotonic()
         self._listings: dict[int, Stamp] = {}
         self._names: dict[int, list[str]] = {}
+        self._roots: dict[str, Stamp] = {}
+        """Each jobs root's listing stamp (its mtime: a folder came or went)."""
+        self._maybe: dict[str, set[str]] = {}
+        """Per jobs root, the folders in it that are not job folders (yet: harbor is making one)."""
+        self._new: dict[str, JobStorage] = {}
+        """New job folders read but not applied yet (the session was busy), by path."""
 
     @property
     def jobs(self) -> list[tuple[int, JobStorage]]:
@@ -87,7 +100,27 @@ class Follower:
             change = self._poll_job(index, storage, sweep)
             if change is not None:
                 found[index] = change
-        return Changes(found) if found else None
+        new = self._new_jobs()
+        return Changes(found, new) if found or new else None
+
+    def _new_jobs(self) -> list[JobStorage]:
+        """The job folders that appeared in the jobs roots of the session, read (a few stats per poll
+        while nothing changes: each root's, and each folder in it that is not a job folder yet)."""
+        known = {storage.job_source.dataset_id for _, storage in self.jobs}
+        sources = {
+            storage.job_source.root: storage.job_source for _, storage in self.jobs if in_root(storage.job_source)
+        }
+        for root, source in sources.items():
+            listing = _file_stamp(root)
+            if root not in self._roots or listing != self._roots[root]:  # the first look too: opening took time
+                self._roots[root] = listing
+                self._maybe[root] = {str(path) for path in job_dirs(Path(root))} - known
+            for folder in sorted(self._maybe.get(root, set())):
+                if folder not in self._new and folder not in known and is_job(Path(folder)):
+                    self._new[folder] = open_job(sibling(source, Path(folder)))
+                if folder in self._new or folder in known:
+                    self._maybe[root].discard(folder)
+        return [storage for folder, storage in self._new.items() if folder not in known]
 
     def _poll_job(self, index: int, storage: JobStorage, sweep: bool) -> JobChange | None:
         job = storage.job
@@ -150,6 +183,8 @@ class Follower:
         for index, change in changes.jobs.items():
             for name in change.summaries:
                 self._read.pop((index, name), None)
+        for storage in changes.new:
+            self._new.pop(storage.job_source.dataset_id, None)
 
 
 def _file_stamp(path: Path | str) -> Stamp:
