@@ -289,6 +289,41 @@ def test_tracetui_cache_lists_and_clears_the_job_summaries(tmp_path, capsys):
     assert len(cache_folders.entries()) == 2  # made again at the next open
 
 
+def test_a_trials_files_are_listed_in_harbor_views_order_and_read_bounded(tmp_path, monkeypatch):
+    from tracetui.data.jobs import trial_files as files
+
+    folder = write_trial(write_job(tmp_path / "jobs" / "j"), "t__aaaaaaa")
+    (folder / "trial.log").write_text("x" * 100)
+    (folder / "exception.txt").write_text("Traceback\n")
+    (folder / "config.lock").write_text("lock\n")
+    (folder / "agent" / "sub").mkdir()
+    (folder / "agent" / "sub" / "deep.log").write_text("deep\n")
+    (folder / "agent" / "linked").symlink_to(tmp_path)  # a link to a folder: listed, not walked
+    listed, more = files.trial_files(folder)
+    assert [(f.kind, f.path) for f in listed] == [
+        ("agent log", "agent/linked"),
+        ("agent log", "agent/sub/deep.log"),
+        ("verifier", "verifier/test-stdout.txt"),
+        ("config", "config.json"),
+        ("lock", "config.lock"),
+        ("trial log", "trial.log"),
+        ("exception", "exception.txt"),
+        ("result", "result.json"),
+        ("trajectory", "agent/trajectory.json"),
+    ] and not more
+    assert listed[0].link and files.read_page(folder, listed[0]).text is None
+    monkeypatch.setattr(files, "PAGE_BYTES", 40)
+    log = next(f for f in listed if f.kind == "trial log")
+    page = files.read_page(folder, log)
+    assert (
+        page.text is not None
+        and page.text.startswith("x" * 40 + "\n")
+        and page.note == "trial.log: the first 40 B of 100 B shown."
+    )
+    monkeypatch.setattr(files, "MAX_FILES", 3)
+    assert [len(found) for found, more in [files.trial_files(folder)] if more] == [3]
+
+
 # --- bad input --------------------------------------------------------------------------------------
 
 
