@@ -3,8 +3,6 @@ trials appear, half-written files keep the last good reading, and every trial ke
 
 from __future__ import annotations
 
-import json
-
 from tracetui.data.findings_index import build_findings_index
 from tracetui.data.jobs.follow import Follower
 from tracetui.data.session import Session
@@ -15,8 +13,8 @@ from .jobs_helpers import (
     SAMPLE,
     by_name,
     copy_tree,
+    grow,
     open_paths,
-    trajectory,
     trial_result,
     write_json,
     write_trial,
@@ -27,15 +25,6 @@ RUNNING = "s-fizz-buzz__Cs2qGvQ"
 
 def running_folder(jobs):
     return jobs / "2026-07-01__12-00-00" / RUNNING
-
-
-def grow(folder, replies: int) -> None:
-    path = folder / "agent" / "trajectory.json"
-    data = json.loads(path.read_text())
-    data["steps"] = data["steps"] + trajectory(replies)["steps"][1:]
-    for number, step in enumerate(data["steps"]):
-        step["step_id"] = number + 1
-    path.write_text(json.dumps(data))
 
 
 def finish(folder, reward: float = 1.0) -> None:
