@@ -324,6 +324,28 @@ def test_a_trials_files_are_listed_in_harbor_views_order_and_read_bounded(tmp_pa
     assert [len(found) for found, more in [files.trial_files(folder)] if more] == [3]
 
 
+def test_a_reopen_with_the_summaries_kept_opens_before_the_first_frame(tmp_path):
+    """Kept summaries, and no trial folder came since: the app opens the job before its first frame, as a
+    converted dataset (no loading screen); a new trial folder means reading with progress again."""
+    from tracetui.data import cache_folders
+    from tracetui.data.jobs.trial import SUMMARY_VERSION
+    from tracetui.data.session import all_cached, prepare
+
+    jobs = copy_tree(JOBS, tmp_path / "jobs")
+    sources = prepare([SourceSpec(str(jobs))])
+    assert not all_cached(sources)
+    open_paths(jobs)
+    assert all_cached(sources)
+    job = jobs / "2026-07-01__09-00-00"
+    write_trial(job, "s-new-task__NewNew1")
+    (kept,) = [entry.folder for entry in cache_folders.entries() if entry.source == str(job)]
+    later = (kept / f"summaries-v{SUMMARY_VERSION}.json").stat().st_mtime_ns + 1  # the clock's tick may be coarse
+    os.utime(job, ns=(later, later))
+    assert not all_cached(sources)
+    open_paths(jobs)
+    assert all_cached(sources)
+
+
 # --- bad input --------------------------------------------------------------------------------------
 
 

@@ -82,8 +82,9 @@ class Follower:
         self._names: dict[int, list[str]] = {}
         self._roots: dict[str, Stamp] = {}
         """Each jobs root's listing stamp (its mtime: a folder came or went)."""
-        self._maybe: dict[str, set[str]] = {}
-        """Per jobs root, the folders in it that are not job folders (yet: harbor is making one)."""
+        self._maybe: dict[str, dict[str, Stamp | None]] = {}
+        """Per jobs root, the folders in it that are not job folders (yet: harbor is making one), with
+        their stamps when last looked at: looked at again when a folder's changes."""
         self._new: dict[str, JobStorage] = {}
         """New job folders read but not applied yet (the session was busy), by path."""
 
@@ -100,12 +101,13 @@ class Follower:
             change = self._poll_job(index, storage, sweep)
             if change is not None:
                 found[index] = change
-        new = self._new_jobs()
+        new = self._new_jobs(sweep)
         return Changes(found, new) if found or new else None
 
-    def _new_jobs(self) -> list[JobStorage]:
-        """The job folders that appeared in the jobs roots of the session, read (a few stats per poll
-        while nothing changes: each root's, and each folder in it that is not a job folder yet)."""
+    def _new_jobs(self, sweep: bool) -> list[JobStorage]:
+        """The job folders that appeared in the jobs roots of the session, read (a stat per poll while
+        nothing changes: each root's, and each folder in it that is not a job folder yet; on a sweep,
+        those folders are looked at again even when their stamps say nothing changed)."""
         known = {storage.job_source.dataset_id for _, storage in self.jobs}
         sources = {
             storage.job_source.root: storage.job_source for _, storage in self.jobs if in_root(storage.job_source)
@@ -114,12 +116,20 @@ class Follower:
             listing = _file_stamp(root)
             if root not in self._roots or listing != self._roots[root]:  # the first look too: opening took time
                 self._roots[root] = listing
-                self._maybe[root] = {str(path) for path in job_dirs(Path(root))} - known
-            for folder in sorted(self._maybe.get(root, set())):
-                if folder not in self._new and folder not in known and is_job(Path(folder)):
-                    self._new[folder] = open_job(sibling(source, Path(folder)))
+                kept = self._maybe.get(root, {})
+                self._maybe[root] = {
+                    str(path): kept.get(str(path)) for path in job_dirs(Path(root)) if str(path) not in known
+                }
+            maybe = self._maybe.get(root, {})
+            for folder, seen in list(maybe.items()):
+                now = _file_stamp(folder)
                 if folder in self._new or folder in known:
-                    self._maybe[root].discard(folder)
+                    del maybe[folder]
+                elif now != seen or sweep:
+                    maybe[folder] = now
+                    if is_job(Path(folder)):
+                        self._new[folder] = open_job(sibling(source, Path(folder)))
+                        del maybe[folder]
         return [storage for folder, storage in self._new.items() if folder not in known]
 
     def _poll_job(self, index: int, storage: JobStorage, sweep: bool) -> JobChange | None:

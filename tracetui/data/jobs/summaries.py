@@ -52,6 +52,16 @@ def _path(job: Path) -> Path:
     return summaries_file(job_folder(job))
 
 
+def kept(job: Path) -> bool:
+    """Whether the cache has summaries of `job` written since a trial folder last came or went (the
+    job folder's mtime against the summaries file's): then opening it reads few trials, if any (those
+    that changed since), and is quick. Two stats; a clock skew only picks the other way of opening."""
+    try:
+        return _path(job).stat().st_mtime_ns >= job.stat().st_mtime_ns
+    except OSError:
+        return False
+
+
 def load(job: Path) -> dict[str, TrialSummary]:
     try:
         stored = orjson.loads(_path(job).read_bytes())
