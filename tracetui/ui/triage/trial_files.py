@@ -105,6 +105,8 @@ def _list(screen: TriageScreen, folder: Path, name: str) -> None:
 
 
 def _offer(screen: TriageScreen, folder: Path, name: str, files: list[TrialFile], more: bool) -> None:
+    if isinstance(screen.app.screen, FilePicker):  # T twice: the first listing's picker is up
+        return
     if not files:
         screen.status(f"No files in {sanitize(str(folder))} (or it cannot be read).", about=screen.about_trial)
         return
