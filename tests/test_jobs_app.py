@@ -197,3 +197,17 @@ async def test_the_trials_other_files_open_in_the_pager(tmp_path, monkeypatch):
             app.screen, FilePicker
         )
     assert tree_state(jobs) == before  # nothing written into the job folders
+
+
+async def test_the_trials_files_from_the_command_palette(tmp_path):
+    from tracetui.ui.triage.trial_files import FilePicker
+
+    jobs = copy_tree(SAMPLE / "jobs", tmp_path / "jobs")
+    app = make_app(prepare([SourceSpec(str(jobs))]))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(app, pilot)
+        await pilot.press("ctrl+p", *"other files")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, FilePicker))
+        assert app.screen.files  # the trial's files, listed
