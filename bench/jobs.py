@@ -8,8 +8,10 @@ root under bench/out/jobs-<trials>-<kb>k/ (deterministic, like the demo generato
 trajectories of 3 to 25 episodes with step metrics, a context summarization in one trial of ten, the
 verifier's log and reward, result.json with tokens, cost and timings; 1% of the last job still running),
 exports it to a hub-layout dataset, then measures in fresh processes: the first open of each (reading
-every trajectory; converting the dataset), the first screen of each once cached (median of `--repeat`),
-memory at the first screen, and the CPU the app spends following the job folders while nothing changes.
+every trajectory; converting the dataset), the first screen of each once cached (median of `--repeat`,
+the two interleaved, with the CPU time to it: on a shared machine the ratios are what to compare, and
+the load average is recorded), memory at the first screen, and the CPU the app spends following the job
+folders while nothing changes.
 """
 
 from __future__ import annotations
@@ -245,20 +247,35 @@ def main() -> None:
                 check=True,
                 env=_env(base / "cache-export"),
             )
-        for name, source in (("jobs root", root), ("its exported dataset", dataset)):
-            cache = base / f"cache-{'jobs' if source == root else 'dataset'}"
+        sources = (("jobs root", root, base / "cache-jobs"), ("its exported dataset", dataset, base / "cache-dataset"))
+        firsts, warm = {}, {name: [] for name, _, _ in sources}
+        for name, source, cache in sources:
             shutil.rmtree(cache, ignore_errors=True)
-            first = first_screen(source, cache)
-            warm = [first_screen(source, cache) for _ in range(args.repeat)]
+            firsts[name] = first_screen(source, cache)
+        load = os.getloadavg()[0]
+        for _ in range(args.repeat):  # interleaved: a shared machine's load changes alike for both
+            for name, source, cache in sources:
+                warm[name].append(first_screen(source, cache))
+        load = (load + os.getloadavg()[0]) / 2
+        for name, _, _ in sources:
             rows.append(
                 {
                     "source": f"{name}, {args.trials:,} trials, {kb:g} KB/message ({size / 1e6:.0f} MB of trajectories)",
-                    "first open": first["seconds"],
-                    "first screen, cached": statistics.median(w["seconds"] for w in warm),
-                    "peak RSS at first screen (MB)": statistics.median(w["memory"].get("VmHWM", 0) for w in warm),
+                    "first open": firsts[name]["seconds"],
+                    "first screen, cached": statistics.median(w["seconds"] for w in warm[name]),
+                    "CPU to first screen, cached": statistics.median(w["cpu"] for w in warm[name]),
+                    "peak RSS at first screen (MB)": statistics.median(w["memory"].get("VmHWM", 0) for w in warm[name]),
+                    "load average": round(load, 1),
                 }
             )
             print(json.dumps(rows[-1]), flush=True)
+        jobs, exported = rows[-2], rows[-1]
+        ratios = {
+            key: jobs[key] / exported[key]
+            for key in ("first open", "first screen, cached", "CPU to first screen, cached")
+        }
+        print(f"jobs root / dataset: {json.dumps({k: round(v, 2) for k, v in ratios.items()})}", flush=True)
+        rows.append({"source": f"jobs root / its exported dataset, {kb:g} KB/message", **ratios})
         out = subprocess.run(
             [sys.executable, "-m", "bench.jobs", "probe-idle", str(root), str(args.idle)],
             capture_output=True,

@@ -123,6 +123,16 @@ def write_trial(job: Path, name: str, replies: int = 2, finished: bool = True, *
     return folder
 
 
+def grow(folder: Path, replies: int) -> None:
+    """A running trial's trajectory, `replies` agent steps longer (rewritten in place, as harbor does)."""
+    path = folder / "agent" / "trajectory.json"
+    data = json.loads(path.read_text())
+    data["steps"] = data["steps"] + trajectory(replies)["steps"][1:]
+    for number, step in enumerate(data["steps"]):
+        step["step_id"] = number + 1
+    path.write_text(json.dumps(data))
+
+
 def write_job(job: Path, finished: bool = True) -> Path:
     write_json(job / "config.json", {"job_name": job.name, "jobs_dir": str(job.parent)})
     (job / "job.log").write_text("")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import sys
 import tempfile
 from dataclasses import replace
@@ -13,6 +14,8 @@ from pathlib import Path
 from tracetui.ui.app import TraceApp
 
 from .ui_helpers import demo_sources, wait_loaded
+
+JOBS = Path(__file__).parent / "fixtures" / "harbor-jobs" / "jobs"
 
 
 async def loaded(pilot) -> None:
@@ -101,6 +104,30 @@ async def compare_picker(pilot) -> None:
     await pilot.pause()
 
 
+async def jobs_live(pilot) -> None:
+    """A harbor jobs root while a trial runs: the running trial open, and two more of its steps written
+    while the app is open (the conversation grows under the cursor)."""
+    from .jobs_helpers import grow
+
+    await loaded(pilot)
+    screen = pilot.app.screen
+    session = screen.session
+    order = [int(t) for t in screen.trial_list.order]
+    trial = next(t for t in order if session.info(t).outcome == "running")
+    screen.trial_list.move_to(order.index(trial))
+    await pilot.press("enter")
+    await pilot.pause()
+    shown = len(screen.conversation.messages)
+    folder = session.trial_folder(trial)
+    assert folder is not None
+    grow(folder, 2)
+    for _ in range(250):
+        if len(screen.conversation.messages) > shown:
+            break
+        await pilot.pause(0.02)
+    await loaded(pilot)
+
+
 SCENARIOS = {
     "triage": triage,
     "reading": reading,
@@ -112,6 +139,7 @@ SCENARIOS = {
     "compare-picker": compare_picker,
     "help": help_screen,
     "stats": stats,
+    "jobs-live": jobs_live,
 }
 SIZES = ((120, 40), (100, 30), (80, 24))
 CASES = [(name, size) for name in SCENARIOS for size in (SIZES[:1] if name.endswith("-light") else SIZES)]
@@ -123,13 +151,35 @@ def demo_app(folder: Path) -> TraceApp:
     return TraceApp(sources)
 
 
+def jobs_app(folder: Path) -> TraceApp:
+    """The harbor sample's jobs root, copied afresh (`jobs_live` writes into it), one trial running."""
+    from tracetui.data.session import prepare
+    from tracetui.data.sources import SourceSpec
+
+    from .jobs_helpers import copy_tree
+
+    jobs = folder.parent / "jobs"
+    shutil.rmtree(jobs, ignore_errors=True)
+    copy_tree(JOBS, jobs)
+    sources = prepare([SourceSpec(str(jobs))])
+    return TraceApp([replace(s, display=f"jobs/{Path(s.dataset_id).name}") for s in sources])
+
+
+APPS = {"jobs-live": jobs_app}
+"""The app of a scenario that does not show the demo datasets."""
+
+
+def app_for(name: str, folder: Path) -> TraceApp:
+    return APPS.get(name, demo_app)(folder)
+
+
 async def save_all(out: Path) -> None:
     """Each state from a fresh start, as in the snapshot tests: its own labels and saved view (one
     scenario's filters would otherwise be resumed by the next), never the user's own."""
     with tempfile.TemporaryDirectory() as tmp:
         for name, (width, height) in CASES:
             os.environ["TRACETUI_DATA_DIR"] = tempfile.mkdtemp(dir=tmp)
-            app = demo_app(Path(tmp) / "demo")
+            app = app_for(name, Path(tmp) / "demo")
             async with app.run_test(size=(width, height)) as pilot:
                 await SCENARIOS[name](pilot)
                 app.save_screenshot(str(out / f"{name}-{width}x{height}.svg"))

@@ -262,6 +262,90 @@ def test_a_reopen_reads_no_trajectory_when_nothing_changed(tmp_path):
     )
 
 
+def test_tracetui_cache_lists_and_clears_the_job_summaries(tmp_path, capsys):
+    """The summaries kept for each job folder are listed (the job folder, "job summaries"), held while a
+    process has the job open, and cleared by the job's path, its jobs root's, or with everything."""
+    from tracetui.commands.cache import run as cache
+    from tracetui.data import cache_folders
+
+    jobs = copy_tree(JOBS, tmp_path / "jobs")
+    open_paths(jobs)
+    capsys.readouterr()
+    assert cache(["--format", "csv"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert listed[0] == "source,kind,size,last_used"
+    assert sorted(line.split(",")[:2] for line in listed[1:]) == [
+        [str(jobs / name), "job summaries"] for name in ("2026-07-01__09-00-00", "2026-07-01__12-00-00")
+    ]
+    assert cache(["clear", str(jobs)]) == 0  # this process has them open: kept
+    assert "kept 2 that a running tracetui has open" in capsys.readouterr().err
+    for folder in list(cache_folders._held):  # as if that process had quit
+        cache_folders.release(folder)
+    assert cache(["clear", str(jobs / "2026-07-01__09-00-00")]) == 0
+    assert capsys.readouterr().err.startswith("removed 1 from the cache")
+    assert [entry.source for entry in cache_folders.entries()] == [str(jobs / "2026-07-01__12-00-00")]
+    assert cache(["clear", f"{jobs}/"]) == 0 and cache_folders.entries() == []
+    open_paths(jobs)
+    assert len(cache_folders.entries()) == 2  # made again at the next open
+
+
+def test_a_trials_files_are_listed_in_harbor_views_order_and_read_bounded(tmp_path, monkeypatch):
+    from tracetui.data.jobs import trial_files as files
+
+    folder = write_trial(write_job(tmp_path / "jobs" / "j"), "t__aaaaaaa")
+    (folder / "trial.log").write_text("x" * 100)
+    (folder / "exception.txt").write_text("Traceback\n")
+    (folder / "config.lock").write_text("lock\n")
+    (folder / "agent" / "sub").mkdir()
+    (folder / "agent" / "sub" / "deep.log").write_text("deep\n")
+    (folder / "agent" / "linked").symlink_to(tmp_path)  # a link to a folder: listed, not walked
+    listed, more = files.trial_files(folder)
+    assert [(f.kind, f.path) for f in listed] == [
+        ("agent log", "agent/linked"),
+        ("agent log", "agent/sub/deep.log"),
+        ("verifier", "verifier/test-stdout.txt"),
+        ("config", "config.json"),
+        ("lock", "config.lock"),
+        ("trial log", "trial.log"),
+        ("exception", "exception.txt"),
+        ("result", "result.json"),
+        ("trajectory", "agent/trajectory.json"),
+    ] and not more
+    assert listed[0].link and files.read_page(folder, listed[0]).text is None
+    monkeypatch.setattr(files, "PAGE_BYTES", 40)
+    log = next(f for f in listed if f.kind == "trial log")
+    page = files.read_page(folder, log)
+    assert (
+        page.text is not None
+        and page.text.startswith("x" * 40 + "\n")
+        and page.note == "trial.log: the first 40 B of 100 B shown."
+    )
+    monkeypatch.setattr(files, "MAX_FILES", 3)
+    assert [len(found) for found, more in [files.trial_files(folder)] if more] == [3]
+
+
+def test_a_reopen_with_the_summaries_kept_opens_before_the_first_frame(tmp_path):
+    """Kept summaries, and no trial folder came since: the app opens the job before its first frame, as a
+    converted dataset (no loading screen); a new trial folder means reading with progress again."""
+    from tracetui.data import cache_folders
+    from tracetui.data.jobs.trial import SUMMARY_VERSION
+    from tracetui.data.session import all_cached, prepare
+
+    jobs = copy_tree(JOBS, tmp_path / "jobs")
+    sources = prepare([SourceSpec(str(jobs))])
+    assert not all_cached(sources)
+    open_paths(jobs)
+    assert all_cached(sources)
+    job = jobs / "2026-07-01__09-00-00"
+    write_trial(job, "s-new-task__NewNew1")
+    (kept,) = [entry.folder for entry in cache_folders.entries() if entry.source == str(job)]
+    later = (kept / f"summaries-v{SUMMARY_VERSION}.json").stat().st_mtime_ns + 1  # the clock's tick may be coarse
+    os.utime(job, ns=(later, later))
+    assert not all_cached(sources)
+    open_paths(jobs)
+    assert all_cached(sources)
+
+
 # --- bad input --------------------------------------------------------------------------------------
 
 

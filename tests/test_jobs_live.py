@@ -3,8 +3,6 @@ trials appear, half-written files keep the last good reading, and every trial ke
 
 from __future__ import annotations
 
-import json
-
 from tracetui.data.findings_index import build_findings_index
 from tracetui.data.jobs.follow import Follower
 from tracetui.data.session import Session
@@ -15,8 +13,8 @@ from .jobs_helpers import (
     SAMPLE,
     by_name,
     copy_tree,
+    grow,
     open_paths,
-    trajectory,
     trial_result,
     write_json,
     write_trial,
@@ -29,15 +27,6 @@ def running_folder(jobs):
     return jobs / "2026-07-01__12-00-00" / RUNNING
 
 
-def grow(folder, replies: int) -> None:
-    path = folder / "agent" / "trajectory.json"
-    data = json.loads(path.read_text())
-    data["steps"] = data["steps"] + trajectory(replies)["steps"][1:]
-    for number, step in enumerate(data["steps"]):
-        step["step_id"] = number + 1
-    path.write_text(json.dumps(data))
-
-
 def finish(folder, reward: float = 1.0) -> None:
     (folder / "verifier").mkdir(exist_ok=True)
     (folder / "verifier" / "test-stdout.txt").write_text(PASSING_LOG)
@@ -48,7 +37,7 @@ def poll_and_apply(follower: Follower, session: Session):
     changes = follower.poll()
     if changes is None:
         return None
-    applied = session.apply(changes.updates)
+    applied = session.apply(changes.updates, changes.new)
     follower.applied(changes)
     return applied
 
@@ -139,3 +128,40 @@ def test_a_broken_file_that_stays_broken_is_an_error_at_last(tmp_path):
     assert applied is not None and applied.added == 1
     assert session.info(len(session) - 1).outcome == "error"
     assert (session.problem(len(session) - 1) or "").startswith("agent/trajectory.json: not JSON")
+
+
+def test_a_job_folder_new_in_the_jobs_root_joins_with_its_trials(tmp_path):
+    from .jobs_helpers import write_job
+
+    jobs = copy_tree(SAMPLE / "jobs", tmp_path / "jobs")
+    session = open_paths(jobs, SAMPLE / "export" / "hub")
+    follower = Follower(session.datasets)
+    before = {t: session.info(t).trial_name for t in range(len(session))}
+    assert follower.poll() is None
+    job = jobs / "2026-07-02__08-00-00"
+    job.mkdir()  # harbor has just made it: not a job folder yet
+    assert follower.poll() is None
+    write_job(job, finished=False)
+    write_trial(job, "s-new-task__JobTwo1")
+    applied = poll_and_apply(follower, session)
+    assert applied is not None and applied.added == 1 and list(applied.changed) == [len(session) - 1]
+    assert {t: session.info(t).trial_name for t in before} == before  # every trial kept its id
+    new = session.info(len(session) - 1)
+    assert (new.trial_name, new.dataset, new.outcome) == ("s-new-task__JobTwo1", "2026-07-02__08-00-00", "pass")
+    assert "2026-07-02__08-00-00" in session.facets.facets["dataset"].labels
+    assert session.datasets[-1].source.display == f"{jobs}/2026-07-02__08-00-00"
+
+    write_trial(job, "s-new-task__JobTwo2", finished=False)  # then it is followed like the others
+    applied = poll_and_apply(follower, session)
+    assert applied is not None and applied.added == 1 and session.info(len(session) - 1).outcome == "running"
+    assert poll_and_apply(follower, session) is None
+
+
+def test_only_a_jobs_root_grows_new_jobs(tmp_path):
+    from .jobs_helpers import write_job
+
+    jobs = copy_tree(SAMPLE / "jobs", tmp_path / "jobs")
+    session = open_paths(jobs / "2026-07-01__09-00-00")  # one job: its siblings are not the user's
+    follower = Follower(session.datasets)
+    write_trial(write_job(jobs / "2026-07-02__08-00-00"), "s-new-task__JobTwo1")
+    assert follower.poll() is None and len(session.datasets) == 1

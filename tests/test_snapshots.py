@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from .scenarios import CASES, SCENARIOS, demo_app
+from .scenarios import CASES, SCENARIOS, app_for
 
 
 @pytest.fixture(scope="module")
@@ -17,4 +17,4 @@ def demo_folder(tmp_path_factory):
 
 @pytest.mark.parametrize("name, size", [pytest.param(n, s, id=f"{n}-{s[0]}x{s[1]}") for n, s in CASES])
 def test_snapshot(snap_compare, demo_folder, name, size):
-    assert snap_compare(demo_app(demo_folder), terminal_size=size, run_before=SCENARIOS[name])
+    assert snap_compare(app_for(name, demo_folder), terminal_size=size, run_before=SCENARIOS[name])

@@ -1,5 +1,6 @@
 """`tracetui cache`: what the cache holds (source, kind, size, last used) and its bound; `tracetui cache
-clear [SOURCE…]` removes it (all of it without SOURCE), except what a running tracetui has open."""
+clear [SOURCE…]` removes it (all of it without SOURCE; a jobs root: its jobs' summaries), except what a
+running tracetui has open."""
 
 from __future__ import annotations
 
@@ -16,16 +17,18 @@ EPILOG = """\
 examples:
   tracetui cache                          what is there, the most recently used first
   tracetui cache clear laion/a1-e2egit    remove what is kept for one dataset (a hub id or a path)
+  tracetui cache clear jobs/              remove the trial summaries kept for the job folders in jobs/
   tracetui cache clear                    remove everything (the labels and notes are elsewhere and stay)
 """
 SOURCE_WIDTH = 160
-KINDS = {"conversion": "converted", "remote": "from the hub", "unknown": "unknown"}
+KINDS = {"conversion": "converted", "remote": "from the hub", "jobs": "job summaries", "unknown": "unknown"}
 
 
 def parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="tracetui cache",
-        description="What tracetui keeps in its cache (converted datasets, and text read from the hub), "
+        description="What tracetui keeps in its cache (converted datasets, text read from the hub, and the "
+        "trial summaries of harbor job folders), "
         "and how to remove it.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -1,8 +1,10 @@
 """The life of a cache folder: made whole, checked when opened, held while open, and removed when it is
 left behind, superseded or beyond the cache's size bound.
 
-The cache holds conversions (`<key>/`: meta.arrow, data.arrow) and the metadata of datasets read from
-the hub (`<key>.remote/`: meta.arrow and one footer per parquet file; and the row groups fetched since).
+The cache holds conversions (`<key>/`: meta.arrow, data.arrow), the metadata of datasets read from the
+hub (`<key>.remote/`: meta.arrow and one footer per parquet file; and the row groups fetched since), and
+the trial summaries of harbor job folders (`jobs/<key>/`, see `data.jobs.summaries`: written whole, one
+file at a time, so they have no manifest; held and listed like the others).
 - Complete or absent: a folder is written into a work folder (`.converting-*`, `.remote-*`), its
   manifest (`manifest.json`: what it is of, and the size and a checksum of the head and tail of each
   file, which hold an Arrow file's schema and footer) written last, and only then renamed into place.
@@ -151,7 +153,7 @@ class Entry:
 
     folder: Path
     source: str  # the dataset id or path; "(unknown: no manifest)" for a folder of another version
-    kind: str  # "conversion", "remote" or "unknown"
+    kind: str  # "conversion", "remote", "jobs" (a job folder's summaries) or "unknown"
     size: int  # bytes, every file in it
     used: float  # when it was last opened
     origin: tuple[str, ...]
@@ -323,12 +325,12 @@ def _owner_alive(work: Path) -> bool:
 
 # --- what is there -----------------------------------------------------------------------------
 def entries() -> list[Entry]:
-    """Every conversion and remote folder of the cache, the most recently used first."""
+    """Every conversion, remote and job folder of the cache, the most recently used first."""
+    found = _job_entries()
     try:
         folders = [p for p in cache_dir().iterdir() if _FOLDER.match(p.name) and p.is_dir()]
     except OSError:
-        return []
-    found = []
+        folders = []
     for folder in folders:
         kept = read_manifest(folder)
         size = _size(folder)
@@ -338,6 +340,42 @@ def entries() -> list[Entry]:
             used = last_used(folder)
             found.append(Entry(folder, kept.source, kept.kind, size, used, kept.origin, kept.created))
     return sorted(found, key=lambda entry: entry.used, reverse=True)
+
+
+JOB_SUMMARIES = "jobs"
+"""The cache's folder of job folder summaries (data/jobs/summaries.py writes them, one folder a job)."""
+
+
+def job_of(folder: Path) -> str | None:
+    """The job folder a folder of JOB_SUMMARIES is of, as its newest summaries file names it (None: no
+    such file, or an older one without the name)."""
+    versions = [(int(m.group(1)), p) for p in folder.glob("summaries-v*.json") if (m := _SUMMARIES.match(p.name))]
+    if not versions:
+        return None
+    try:
+        job = json.loads(max(versions)[1].read_bytes()).get("job")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return job if isinstance(job, str) else None
+
+
+_SUMMARIES = re.compile(r"summaries-v(\d+)\.json")
+
+
+def _job_entries() -> list[Entry]:
+    """The summaries kept for job folders (their source: the job folder's path)."""
+    try:
+        folders = [p for p in (cache_dir() / JOB_SUMMARIES).iterdir() if _FOLDER.match(p.name) and p.is_dir()]
+    except OSError:
+        return []
+    found = []
+    for folder in folders:
+        job = job_of(folder)
+        used = last_used(folder)
+        found.append(
+            Entry(folder, job or "(unknown job folder)", "jobs" if job else "unknown", _size(folder), used, (), used)
+        )
+    return found
 
 
 def _size(folder: Path) -> int:
@@ -434,13 +472,24 @@ def clear(source: str | None = None) -> tuple[list[Entry], list[Entry]]:
     `source` the remembered split layouts too: (removed, kept because a process holds them)."""
     removed: list[Entry] = []
     kept: list[Entry] = []
+    names = set() if source is None else _names(source)
     for entry in entries():
-        if source is not None and entry.source not in _names(source):
+        if source is not None and not _of(entry, names):
             continue
         (removed if remove(entry.folder) else kept).append(entry)
     if source is None:
         shutil.rmtree(cache_dir() / "layouts", ignore_errors=True)
     return removed, kept
+
+
+def _of(entry: Entry, names: set[str]) -> bool:
+    """Whether `entry` is kept for the source named `names`: that source, or for a job folder's summaries,
+    a folder it is in (a jobs root clears the summaries of its jobs)."""
+    if entry.source in names:
+        return True
+    return entry.kind == "jobs" and any(
+        entry.source.startswith(name.rstrip("/") + "/") for name in names if name.startswith("/")
+    )
 
 
 def _names(source: str) -> set[str]:

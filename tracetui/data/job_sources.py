@@ -36,7 +36,11 @@ class JobFolders:
         return list(expand(self._job(self.resolve(spec, path))))
 
     def ready(self, source: ResolvedSource) -> bool:
-        return False  # every trial's files are looked at (and new ones read) with progress
+        """Quick when the cache has the job's summaries and no trial folder came since: a reopen stats
+        the trials and reads only those that changed (running ones); else they are read with progress."""
+        from .jobs.summaries import kept
+
+        return kept(Path(self._job(source).dataset_id))
 
     def open(self, source: ResolvedSource, progress: Progress, cache_size: int | None) -> Storage:
         from .jobs import open_job

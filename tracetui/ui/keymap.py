@@ -52,6 +52,7 @@ APP = [
     Binding("p", "pager", "Pager", show=False, id="pager.message"),
     Binding("P", "pager_trial", "Pager (trial)", show=False, id="pager.trial"),
     Binding("E", "editor", "Editor", show=False, id="editor.message"),
+    Binding("T", "trial_files", "Trial's other files (logs, artifacts, config)", show=False, id="trial.files"),
     *OPEN_SCREENS,
 ]
 
@@ -155,6 +156,9 @@ COMPARE = [
 COMPARE_PICKER = [Binding("escape,q", "cancel", "Cancel", id="picker.cancel")]
 """The picker of the other side (Enter chooses: the option list's own key)."""
 
+TRIAL_FILES = [*COMPARE_PICKER]
+"""The picker of the trial's other files (`T`; Enter opens one in the pager)."""
+
 HEAD_TO_HEAD = [
     *CLOSE,
     Binding("s", "next_sides", "Next sides", id="h2h.next_sides"),
@@ -211,6 +215,10 @@ SECTIONS.update(
         "Compare: the other side": [
             *COMPARE_PICKER,
             Binding("enter", "select", "Compare with this attempt", id="picker.choose"),
+        ],
+        "Trial's other files": [
+            *TRIAL_FILES,
+            Binding("enter", "select", "Open in the pager", id="files.open"),
         ],
         "Head-to-head": [*HEAD_TO_HEAD, *HEAD_TO_HEAD_TABLE],
         "Recording": RECORDING,

@@ -9,6 +9,8 @@ exporter would write. `follow` tells what changed in the folders while the app r
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -17,7 +19,7 @@ from .files import Unreadable, read_json
 from .layout import JOB, LOOKED_FOR, ROOT, TRIAL, jobs_of, kind, trial_entries
 from .results import job_results
 from .storage import JobSource, JobStorage
-from .summaries import summaries
+from .summaries import job_folder, summaries
 
 __all__ = ["LOOKED_FOR", "JobSource", "JobStorage", "expand", "is_jobs_path", "jobs_source", "open_job"]
 
@@ -55,6 +57,17 @@ def expand(source: JobSource) -> list[JobSource]:
     return [source]  # the layout changed since it was recognised: read what is there
 
 
+def in_root(source: JobSource) -> bool:
+    """Whether `source` is one job of a jobs root the user gave (where new job folders may appear)."""
+    return source.trial is None and source.root != source.dataset_id
+
+
+def sibling(source: JobSource, job: Path) -> JobSource:
+    """The source of `job`, a job folder that appeared in the jobs root of `source` (`in_root`)."""
+    shown = source.display.removesuffix(f"/{Path(source.dataset_id).name}")
+    return replace(source, dataset_id=str(job), display=f"{shown}/{job.name}", trial=None)
+
+
 def job_state(job: Path) -> tuple[dict[str, str], bool]:
     """What the job's result.json says: each listed trial's result, and whether the job is done."""
     try:
@@ -79,6 +92,17 @@ def open_job(source: JobSource, progress: Progress | None = None) -> JobStorage:
     results, finished = job_state(job)
     names = trial_names(source)
     found = summaries(job, names, finished, progress)
+    _hold(job_folder(job))
     storage = JobStorage(source, [found[name] for name in names], results, finished)
     storage.forget_old_indexes()
     return storage
+
+
+def _hold(folder: Path) -> None:
+    """The job's cache folder is in use: held against removal (`tracetui cache clear`, the cache's size
+    bound) while this process runs, and marked as used now."""
+    from ..cache_folders import hold
+
+    if hold(folder):
+        with contextlib.suppress(OSError):  # a read-only cache: it only ages
+            os.utime(folder)

@@ -76,7 +76,7 @@ WATCHED = ("result.json", "config.json", "exception.txt")
 WATCHED_FOLDERS = ("agent", "verifier")
 
 
-def stamp(folder: Path) -> Stamp:
+def stamp(folder: Path | str) -> Stamp:
     """What a trial's reading depends on, as sizes and mtimes. A finished trial (it has its result.json)
     is not written again but whole files at a time (a regrade rewrites result.json, adds files): its
     result, config and exception files and the mtimes of its `agent/` and `verifier/` folders tell a

@@ -2,6 +2,10 @@
 the updates that apply them to their storages (the session takes them in one step, `Session.apply`, that
 keeps every trial's id; this module knows the storages, not the session).
 
+New job folders in a jobs root the user gave are followed too: the root is listed again when its mtime
+says a folder came, and a new folder joins the session (`Session.apply`'s new datasets) once its layout
+is a job's, read as the others were at start.
+
 Polling, not inotify: job folders often sit on network filesystems (NFS, Lustre, sshfs) whose writes
 from other hosts inotify never sees, and a run of thousands of trials would need tens of thousands of
 watches. Polling stays cheap because only running trials change: each poll stats the files of the
@@ -22,8 +26,9 @@ from pathlib import Path
 
 from ...trace.outcome import ERROR, RUNNING
 from ..dataset import Storage
-from . import job_state, trial_names
+from . import in_root, job_state, open_job, sibling, trial_names
 from .files import Stamp, stamp
+from .layout import is_job, job_dirs
 from .storage import JobStorage
 from .trial import TrialSummary, TrialText, summarize
 
@@ -48,6 +53,8 @@ class Changes:
     """What a poll found, by the session's dataset index."""
 
     jobs: dict[int, JobChange]
+    new: list[JobStorage] = field(default_factory=list)
+    """Job folders that appeared in a jobs root, read: they join the session at the end."""
 
     @property
     def updates(self) -> dict[int, Callable[[Storage], list[int]]]:
@@ -74,6 +81,13 @@ class Follower:
         self._swept = time.monotonic()
         self._listings: dict[int, Stamp] = {}
         self._names: dict[int, list[str]] = {}
+        self._roots: dict[str, Stamp] = {}
+        """Each jobs root's listing stamp (its mtime: a folder came or went)."""
+        self._maybe: dict[str, dict[str, Stamp | None]] = {}
+        """Per jobs root, the folders in it that are not job folders (yet: harbor is making one), with
+        their stamps when last looked at: looked at again when a folder's changes."""
+        self._new: dict[str, JobStorage] = {}
+        """New job folders read but not applied yet (the session was busy), by path."""
 
     @property
     def jobs(self) -> list[tuple[int, JobStorage]]:
@@ -88,7 +102,36 @@ class Follower:
             change = self._poll_job(index, storage, sweep)
             if change is not None:
                 found[index] = change
-        return Changes(found) if found else None
+        new = self._new_jobs(sweep)
+        return Changes(found, new) if found or new else None
+
+    def _new_jobs(self, sweep: bool) -> list[JobStorage]:
+        """The job folders that appeared in the jobs roots of the session, read (a stat per poll while
+        nothing changes: each root's, and each folder in it that is not a job folder yet; on a sweep,
+        those folders are looked at again even when their stamps say nothing changed)."""
+        known = {storage.job_source.dataset_id for _, storage in self.jobs}
+        sources = {
+            storage.job_source.root: storage.job_source for _, storage in self.jobs if in_root(storage.job_source)
+        }
+        for root, source in sources.items():
+            listing = _file_stamp(root)
+            if root not in self._roots or listing != self._roots[root]:  # the first look too: opening took time
+                self._roots[root] = listing
+                kept = self._maybe.get(root, {})
+                self._maybe[root] = {
+                    str(path): kept.get(str(path)) for path in job_dirs(Path(root)) if str(path) not in known
+                }
+            maybe = self._maybe.get(root, {})
+            for folder, seen in list(maybe.items()):
+                now = _file_stamp(folder)
+                if folder in self._new or folder in known:
+                    del maybe[folder]
+                elif now != seen or sweep:
+                    maybe[folder] = now
+                    if is_job(Path(folder)):
+                        self._new[folder] = open_job(sibling(source, Path(folder)))
+                        del maybe[folder]
+        return [storage for folder, storage in self._new.items() if folder not in known]
 
     def _poll_job(self, index: int, storage: JobStorage, sweep: bool) -> JobChange | None:
         job = storage.job
@@ -151,6 +194,8 @@ class Follower:
         for index, change in changes.jobs.items():
             for name in change.summaries:
                 self._read.pop((index, name), None)
+        for storage in changes.new:
+            self._new.pop(storage.job_source.dataset_id, None)
 
 
 def _file_stamp(path: Path | str) -> Stamp:

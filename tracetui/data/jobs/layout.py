@@ -88,10 +88,15 @@ def jobs_of(path: Path, found: str) -> list[Path]:
     """The job folders a path of kind `found` stands for: the root's (every child that is a job folder),
     the job itself, or a trial's job (its parent folder)."""
     if found == ROOT:
-        return [child for child in _child_dirs(path) if is_job(child)]
+        return [child for child in job_dirs(path) if is_job(child)]
     if found == JOB:
         return [path]
     return [path.parent]
+
+
+def job_dirs(root: Path) -> list[Path]:
+    """The folders of a jobs root (job folders, and any other), by name."""
+    return _child_dirs(root)
 
 
 def trial_entries(job: Path) -> list[os.DirEntry[str]]:

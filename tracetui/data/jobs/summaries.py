@@ -1,20 +1,23 @@
 """Every trial of a job folder summarized, read back from the tracetui cache when its files have not
 changed (same names, sizes and mtimes): a reopen stats the trial folders and parses no trajectory.
 
-The cache is `$TRACETUI_CACHE_DIR/jobs/<key of the job folder's path>/summaries-v<N>.json`. It is written
-whole (to a temporary file renamed into place) when a summary changed; a cache that cannot be written
-only means reading the trials again next time. Nothing is ever written into the job folder.
+The cache is `$TRACETUI_CACHE_DIR/jobs/<key of the job folder's path>/summaries-v<N>.json` (with the job
+folder's path in it, for `tracetui cache`). It is written whole (to a temporary file renamed into place)
+when a summary changed; a cache that cannot be written only means reading the trials again next time.
+Nothing is ever written into the job folder.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable
 from pathlib import Path
 
 import orjson
 
 from ...paths import cache_dir, write_atomically
+from ..cache_folders import JOB_SUMMARIES
 from .files import stamp
 from .trial import SUMMARY_VERSION, TrialSummary, summarize
 
@@ -24,11 +27,26 @@ Progress = Callable[[float, str], None]
 def job_folder(job: Path) -> Path:
     """Where the cache keeps what it knows of the job folder `job` (by its absolute path)."""
     key = hashlib.sha256(str(job).encode("utf-8", "surrogateescape")).hexdigest()[:24]
-    return cache_dir() / "jobs" / key
+    return cache_dir() / JOB_SUMMARIES / key
+
+
+def summaries_file(folder: Path) -> Path:
+    """The summaries file of a job's cache folder."""
+    return folder / f"summaries-v{SUMMARY_VERSION}.json"
 
 
 def _path(job: Path) -> Path:
-    return job_folder(job) / f"summaries-v{SUMMARY_VERSION}.json"
+    return summaries_file(job_folder(job))
+
+
+def kept(job: Path) -> bool:
+    """Whether the cache has summaries of `job` written since a trial folder last came or went (the
+    job folder's mtime against the summaries file's): then opening it reads few trials, if any (those
+    that changed since), and is quick. Two stats; a clock skew only picks the other way of opening."""
+    try:
+        return _path(job).stat().st_mtime_ns >= job.stat().st_mtime_ns
+    except OSError:
+        return False
 
 
 def load(job: Path) -> dict[str, TrialSummary]:
@@ -44,7 +62,9 @@ def store(job: Path, summaries: dict[str, TrialSummary]) -> None:
     path = _path(job)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(path, orjson.dumps({"trials": {name: s.to_json() for name, s in summaries.items()}}))
+        write_atomically(
+            path, orjson.dumps({"job": str(job), "trials": {name: s.to_json() for name, s in summaries.items()}})
+        )
     except OSError:
         pass
 
@@ -60,13 +80,13 @@ def summaries(
     known = load(job)
     out: dict[str, TrialSummary] = {}
     changed = False
+    base = os.fspath(job)
     for number, name in enumerate(names):
-        folder = job / name
         cached = known.get(name)
-        if cached is not None and cached.stamp == stamp(folder) and not _stale_start(cached, job_finished):
-            out[name] = cached
+        if cached is not None and cached.stamp == stamp(f"{base}/{name}") and not _stale_start(cached, job_finished):
+            out[name] = cached  # the path as a string: a reopen does this for every trial
             continue
-        out[name] = summarize(folder, job_finished)[0]
+        out[name] = summarize(job / name, job_finished)[0]
         changed = True
         if progress is not None:
             progress((number + 1) / max(1, len(names)), f"{job.name}: read {number + 1:,}/{len(names):,} trials")

@@ -997,6 +997,11 @@ class TriageScreen(Screen[None]):
         if text is not None:
             self._open_external(EDITOR, text)
 
+    def action_trial_files(self) -> None:
+        from ..triage.trial_files import pick_trial_file
+
+        pick_trial_file(self)
+
     def action_export(self) -> None:
         name = f"tracetui-export-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
         where = "download the listed trials as" if in_browser(self.app) else "export the listed trials to"

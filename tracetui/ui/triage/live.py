@@ -48,8 +48,13 @@ class LiveJobs:
     def _follow(self) -> None:
         worker = get_current_worker()
         follower = Follower(self.session.datasets)
+        due = time.monotonic() + POLL  # the first poll not with the first frame: it would slow it down
         while not worker.is_cancelled:
-            began = time.monotonic()
+            while not worker.is_cancelled and time.monotonic() < due:
+                time.sleep(0.05)
+            if worker.is_cancelled:
+                return
+            due = time.monotonic() + POLL
             changes = follower.poll()
             applied = (
                 changes is not None
@@ -58,8 +63,6 @@ class LiveJobs:
             )
             if changes is not None and applied:
                 follower.applied(changes)
-            while not worker.is_cancelled and time.monotonic() - began < POLL:
-                time.sleep(0.05)
 
     def busy(self) -> bool:
         return any(w.group in BUSY and w.is_running for w in self.screen.workers)
@@ -70,7 +73,7 @@ class LiveJobs:
         if self.busy():
             return False
         screen = self.screen
-        applied = self.session.apply(changes.updates)
+        applied = self.session.apply(changes.updates, changes.new)
         if not len(applied.changed):
             return True
         self._indexes(applied)
