@@ -53,7 +53,7 @@ async def test_a_trial_finishes_while_the_app_is_open(tmp_path):
         assert (conversation.scroll_offset.y, conversation.current) == before[:2]  # and the scroll
         assert len(conversation.messages) == before[2] + 4  # the conversation grew
         assert "1 passed" in (screen.verifier.text or "") and "running" not in text_of(header)
-        assert screen.verifier_index is not None and screen.verifier_index.short[trial] == "1/1 tests"
+        assert screen.verifiers.index is not None and screen.verifiers.index.short[trial] == "1/1 tests"
 
 
 async def test_a_trial_that_cannot_be_read_says_which_file_and_why(tmp_path):

@@ -113,7 +113,9 @@ def test_the_rules_see_what_they_check():
     """The reader finds lazy and relative imports, so a rule cannot pass for want of looking."""
     names = dict(modules())
     triage = imports("tracetui.ui.screens.triage", names["tracetui.ui.screens.triage"])
-    assert {"tracetui.data.session", "tracetui.ui.widgets.bars", "tracetui.ui.screens.stats"} <= triage
+    assert {"tracetui.data.session", "tracetui.ui.widgets.bars", "tracetui.ui.screens.others"} <= triage
+    others = imports("tracetui.ui.screens.others", names["tracetui.ui.screens.others"])
+    assert "tracetui.ui.screens.stats" in others  # lazy: inside a method
     assert "tracetui.verifier" in imports("tracetui.render.verifier", names["tracetui.render.verifier"])
     assert "textual" in {name.split(".")[0] for name in triage}
 

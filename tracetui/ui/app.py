@@ -147,7 +147,7 @@ class TraceApp(App):
         if triage is None:
             self.exit()
         else:
-            triage.request_quit()
+            triage.others.request_quit()
 
     async def on_event(self, event: events.Event) -> None:
         """Keys go through `KeyOrder`: in order, each once the one before has done all it does."""
