@@ -41,12 +41,11 @@ class _Trip:
     done: bool = False
 
 
+@dataclass
 class KeyDone(Message):
     """Posted to a key's first widget right behind it: it bubbles up the same way, behind the key."""
 
-    def __init__(self, trip: _Trip) -> None:
-        super().__init__()
-        self.trip = trip
+    trip: _Trip
 
 
 class KeyOrder:
