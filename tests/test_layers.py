@@ -56,25 +56,22 @@ MODULES = {name for name, _ in modules()}
 
 
 def imports(module: str, path: Path) -> set[str]:
-    """Every absolute module name `module` imports (relative imports resolved; `from . import x` is
-    module `x` when there is one, else its package)."""
+    """Every absolute module name `module` imports (relative imports resolved; `from package import x`
+    is module `x` too when there is one)."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     names = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
+            target = node.module or ""
             if node.level:
                 base = package.split(".")[: len(package.split(".")) - node.level + 1]
                 target = ".".join(base + ([node.module] if node.module else []))
-                if node.module:
-                    names.add(target)
-                else:
-                    names.update(
-                        f"{target}.{a.name}" if f"{target}.{a.name}" in MODULES else target for a in node.names
-                    )
-            else:
-                names.add(node.module or "")
+            submodules = {f"{target}.{a.name}" for a in node.names} & MODULES
+            names.update(submodules)
+            if node.module or len(submodules) < len(node.names):
+                names.add(target)
     return names
 
 
@@ -132,3 +129,61 @@ def test_the_sqlite_store_imports_only_the_standard_library(module):
     allowed = STDLIB_ONLY | {"tracetui.paths", "__future__"}
     found = {name for name in imports(module, names[module]) if name not in allowed}
     assert {name.split(".")[0] for name in found} <= set(sys.stdlib_module_names), sorted(found)
+
+
+UI_INSIDE = {
+    "tracetui.ui.widgets": ("tracetui.ui.screens", "tracetui.ui.triage", "tracetui.ui.app"),
+    "tracetui.ui.triage": ("tracetui.ui.screens", "tracetui.ui.app"),
+    "tracetui.ui.findings": ("tracetui.ui.screens", "tracetui.ui.app"),
+    "tracetui.ui.evidence": ("tracetui.ui.screens", "tracetui.ui.app"),
+    "tracetui.ui": ("tracetui.ui.app",),
+}
+"""Inside `ui/`: the widgets know no screen, no part of one and not the app; the triage screen's parts
+(`ui/triage/`, findings and their evidence) know no screen and not the app (each sees its screen through
+a host protocol); nothing in `ui/` imports the app, which imports them all. Each module answers to the
+rules of every package it is in."""
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(f"{package}.")
+
+
+def inside_violations(module: str, names: set[str]) -> list[str]:
+    """The imports among `names` that `module` may not make by UI_INSIDE."""
+    barred = [banned for package, rule in UI_INSIDE.items() if _within(module, package) for banned in rule]
+    return sorted(name for name in names if module != name and any(_within(name, banned) for banned in barred))
+
+
+@pytest.mark.parametrize(
+    "module, path",
+    [(name, path) for name, path in modules() if _within(name, "tracetui.ui")],
+    ids=lambda value: value if isinstance(value, str) else "",
+)
+def test_ui_imports_keep_to_their_side(module, path):
+    found = inside_violations(module, imports(module, path))
+    assert not found, f"{module} imports {found}"
+
+
+def test_a_planted_violation_fails(tmp_path):
+    """A part that reaches back into its screen (even lazily, for its types only) and a widget that
+    knows a part are caught; so is a data module that imports the UI."""
+    part = tmp_path / "tracetui" / "ui" / "triage" / "planted.py"
+    part.parent.mkdir(parents=True)
+    part.write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..screens.triage import TriageScreen\n"
+        "def later():\n    from ...ui import app\n",
+        encoding="utf-8",
+    )
+    names = imports("tracetui.ui.triage.planted", part)
+    assert inside_violations("tracetui.ui.triage.planted", names) == ["tracetui.ui.app", "tracetui.ui.screens.triage"]
+    widget = part.parent.parent / "widgets" / "planted.py"
+    widget.parent.mkdir()
+    widget.write_text("from ..triage.search import Search\n", encoding="utf-8")
+    names = imports("tracetui.ui.widgets.planted", widget)
+    assert inside_violations("tracetui.ui.widgets.planted", names) == ["tracetui.ui.triage.search"]
+    assert inside_violations("tracetui.ui.screens.triage", {"tracetui.ui.triage.search"}) == []
+    data = tmp_path / "tracetui" / "data" / "planted.py"
+    data.parent.mkdir()
+    data.write_text("import tracetui.ui.format\n", encoding="utf-8")
+    with pytest.raises(AssertionError, match="imports from its layer or above"):
+        test_imports_run_down_the_layers("tracetui.data.planted", data)

@@ -6,6 +6,7 @@ palette all show them. Entries that cannot apply are skipped with one warning li
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Protocol, runtime_checkable
 
 from textual.app import App
 from textual.binding import Binding
@@ -48,12 +49,17 @@ def _key_name(key: str) -> bool:
     return bool(base) and not any(c.isspace() for c in base) and all(m in MODIFIERS for m in modifiers)
 
 
+@runtime_checkable
+class Keymapped(Protocol):
+    """An app that keeps what `apply_user_keymap` applied (the TraceApp)."""
+
+    user_keymap: Mapping[str, str]
+
+
 def keymap_of(app: App[object]) -> Mapping[str, str]:
     """The keys the config file gave `app`'s bindings, binding id → keys (the help screen and the palette
-    show them); the TraceApp keeps what `apply_user_keymap` applied."""
-    from .app import TraceApp  # it imports this module
-
-    return app.user_keymap if isinstance(app, TraceApp) else {}
+    show them); {} for an app that keeps none."""
+    return app.user_keymap if isinstance(app, Keymapped) else {}
 
 
 def apply_user_keymap(app: App[object]) -> dict[str, str]:
