@@ -187,3 +187,41 @@ def test_a_planted_violation_fails(tmp_path):
     data.write_text("import tracetui.ui.format\n", encoding="utf-8")
     with pytest.raises(AssertionError, match="imports from its layer or above"):
         test_imports_run_down_the_layers("tracetui.data.planted", data)
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of `graph` (module → the modules it imports): each a list of modules that all
+    reach each other, lazy imports included (Tarjan's strongly connected components)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for name in sorted(graph[module]):
+            if name not in index:
+                visit(name)
+                low[module] = min(low[module], low[name])
+            elif name in stack:
+                low[module] = min(low[module], index[name])
+        if low[module] == index[module]:
+            component = [stack.pop()]
+            while component[-1] != module:
+                component.append(stack.pop())
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return found
+
+
+def test_ui_has_no_import_circle():
+    ui = {name: path for name, path in modules() if _within(name, "tracetui.ui")}
+    graph = {name: {n for n in imports(name, path) if n in ui and n != name} for name, path in ui.items()}
+    assert circles(graph) == []
+    graph["tracetui.ui.keymap"].add("tracetui.ui.app")  # planted: the app imports the keymap
+    assert any({"tracetui.ui.app", "tracetui.ui.keymap"} <= set(circle) for circle in circles(graph))
