@@ -56,7 +56,7 @@ async def test_a_question_flows_through_facet_column_filter_jump_stats_and_expor
             assert any(c.key == "ask" and c.title == "mark-task…" for c in screen.trial_list.extra_columns)
             assert "ask: mark-task-complete" in [f.title for f in screen.facet_list.facets]
 
-            screen.toggle_filter("ask:mark-task-complete", "yes")
+            screen.filters.toggle("ask:mark-task-complete", "yes")
             await pilot.pause()
             assert len(screen.trial_list.order) == counts["yes"]
             await pilot.press("@")
@@ -81,7 +81,7 @@ async def test_a_question_flows_through_facet_column_filter_jump_stats_and_expor
             await pilot.pause()
 
             out = tmp_path / "out.jsonl"
-            screen.run_export(str(out))
+            screen.export.run(str(out))
             await until(pilot, lambda: "Exported" in status(screen))
             lines = [json.loads(line) for line in out.read_text().splitlines()]
             assert {line["tracetui_ask_mark-task-complete"] for line in lines} == {"yes"}

@@ -53,7 +53,7 @@ async def test_a_trial_finishes_while_the_app_is_open(tmp_path):
         assert (conversation.scroll_offset.y, conversation.current) == before[:2]  # and the scroll
         assert len(conversation.messages) == before[2] + 4  # the conversation grew
         assert "1 passed" in (screen.verifier.text or "") and "running" not in text_of(header)
-        assert screen.verifier_index is not None and screen.verifier_index.short[trial] == "1/1 tests"
+        assert screen.verifiers.index is not None and screen.verifiers.index.short[trial] == "1/1 tests"
 
 
 async def test_a_trial_that_cannot_be_read_says_which_file_and_why(tmp_path):
@@ -114,8 +114,8 @@ async def test_a_job_folder_new_in_the_jobs_root_shows_while_the_app_is_open(tmp
         assert screen.state == state  # so did the filters
         assert (conversation.scroll_offset.y, conversation.current) == before  # and the scroll
         assert job.name in datasets_listed(screen)  # the dataset facet has the new job
-        await wait_for(pilot, lambda: screen.verifier_index is not None and len(screen.verifier_index.short) > new)
-        assert screen.verifier_index.short[new] == "1/1 tests"
+        await wait_for(pilot, lambda: screen.verifiers.index is not None and len(screen.verifiers.index.short) > new)
+        assert screen.verifiers.index.short[new] == "1/1 tests"
 
 
 HOSTILE_NAME = "evil\x1b]0;owned\x07\u202e.txt"

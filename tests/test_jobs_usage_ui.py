@@ -122,7 +122,7 @@ async def test_trial_list_columns_sort_and_give_way(tmp_path):
         assert "$0.045" in cells[FAIL] and "2m05s" in cells[FAIL]
         running = next(session.info(t).trial_name for t in trials.order if session.info(t).outcome == "running")
         assert "$" not in cells[running] and "0s" not in cells[running]  # nothing recorded: blank, not $0
-        while screen.sort_key != "cost":
+        while screen.filters.sort_key != "cost":
             await pilot.press("o")
         for reverse in (False, True):
             costs = [session.usage_of(t).cost_usd for t in trials.order]
@@ -168,7 +168,7 @@ async def test_an_exported_dataset_shows_no_usage_anywhere(tmp_path):
         assert not any("⏱" in b.text or "cached in" in b.text for b in screen.verifier.blocks)
         for _ in session.ordering.keys:
             await pilot.press("o")
-            assert screen.sort_key in session.ordering.keys
+            assert screen.filters.sort_key in session.ordering.keys
         app.push_screen(StatsScreen(session, np.ones(len(session), dtype=bool)))
         await pilot.pause()
         assert not app.screen.query(UsageTable) and not app.screen.query(ParetoTable)

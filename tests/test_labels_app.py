@@ -58,7 +58,7 @@ async def test_a_disk_full_at_start_holds_labels_and_notes_and_says_so_until_flu
         assert header(screen).startswith("⚠ 2 unsaved ")  # at 80 columns too
         assert LabelStore.open().labels(key) == frozenset()  # truly not on the disk
 
-        screen._retry_store()  # what the timer calls: the disk has room now
+        screen.labelling.retry_due()  # what the timer calls: the disk has room now
         await wait_for(pilot, lambda: status(screen).startswith("Saved "), "flush")
         assert status(screen) == "Saved 2 held changes to labels.db."
         assert "unsaved" not in header(screen)
@@ -193,7 +193,7 @@ async def test_a_damaged_store_is_left_by_tracetui_labels_then_moved_aside_by_th
         assert said == [f"{store.path} was damaged (file is not a database): kept as {moved}; a new one was started"]
         await pilot.press("1")
         assert status(screen).startswith("Added label 'reward-hack' (saved; U undoes)")
-        screen._retry_store()
+        screen.labelling.retry_due()
         await pilot.pause(0.2)
         assert [n.message for n in app._notifications if "damaged" in n.message] == said  # once
     assert LabelStore.open().labels(trial_key(app.session, screen.trial)) == {"reward-hack"}

@@ -124,7 +124,9 @@ def test_the_rules_see_what_they_check():
     """The reader finds lazy and relative imports, so a rule cannot pass for want of looking."""
     names = dict(modules())
     triage = imports("tracetui.ui.screens.triage", names["tracetui.ui.screens.triage"])
-    assert {"tracetui.data.session", "tracetui.ui.widgets.bars", "tracetui.ui.screens.stats"} <= triage
+    assert {"tracetui.data.session", "tracetui.ui.widgets.bars", "tracetui.ui.screens.others"} <= triage
+    others = imports("tracetui.ui.screens.others", names["tracetui.ui.screens.others"])
+    assert "tracetui.ui.screens.stats" in others  # lazy: inside a method
     assert "tracetui.verifier" in imports("tracetui.render.verifier", names["tracetui.render.verifier"])
     assert "textual" in {name.split(".")[0] for name in triage}
 
@@ -210,6 +212,17 @@ CONTRACTS = [
         frozenset({"tracetui.ui.widgets"}),
         frozenset({"tracetui.ui.screens", "tracetui.ui.triage", "tracetui.ui.app"}),
     ),
+    Contract(
+        "the triage screen's parts (ui/triage/, findings and their evidence) see their screen through a "
+        "host protocol: they import no screen and not the app",
+        frozenset({"tracetui.ui.triage", "tracetui.ui.findings", "tracetui.ui.evidence"}),
+        frozenset({"tracetui.ui.screens", "tracetui.ui.app"}),
+    ),
+    Contract(
+        "the app imports every screen and part, so none of ui/ imports the app",
+        frozenset({"tracetui.ui"}),
+        frozenset({"tracetui.ui.app"}),
+    ),
 ]
 """The rules inside the layers (lazy and type-only imports count)."""
 
@@ -290,3 +303,23 @@ def test_a_planted_violation_fails_each_rule():
     graph = import_graph(typing=False)
     graph["tracetui.data.sources"] = graph["tracetui.data.sources"] | {"tracetui.data.hub"}
     assert any({"tracetui.data.hub", "tracetui.data.sources"} <= set(circle) for circle in circles(graph))
+
+
+def test_a_planted_violation_inside_ui_fails():
+    """A part that reaches back into its screen (even lazily, for its types only), or to the app, and a
+    widget that knows a part are caught; the screen may know its parts."""
+
+    def broken(module: str, names: set[str]) -> list[str]:
+        return sorted({name for contract in CONTRACTS for name in contract.broken_by(module, names)})
+
+    part = "tracetui.ui.triage.planted"
+    source = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..screens.triage import TriageScreen\n"
+    source += "def later():\n    from ...ui import app\n"
+    names = imports_in(part, PACKAGE / "ui" / "triage" / "planted.py", ast.parse(source))
+    assert broken(part, names) == ["tracetui.ui.app", "tracetui.ui.screens.triage"]
+    widget = "tracetui.ui.widgets.planted"
+    names = imports_in(
+        widget, PACKAGE / "ui" / "widgets" / "planted.py", ast.parse("from ..triage.search import Search")
+    )
+    assert broken(widget, names) == ["tracetui.ui.triage.search"]
+    assert broken("tracetui.ui.screens.triage", {"tracetui.ui.triage.search"}) == []

@@ -75,7 +75,7 @@ async def test_search_filters_the_list_and_highlights(sources):
         assert screen.conversation.matches  # the first trial opens at its first match
         assert "matches~output limited" in text_of(screen.query_one("#header"))
         await pilot.press("escape")
-        assert screen.search_result is None and screen.trial_list.row_count == len(app.session)
+        assert screen.search.result is None and screen.trial_list.row_count == len(app.session)
 
 
 async def test_copy_without_a_terminal_saves_a_file(sources, isolated_dirs):

@@ -70,7 +70,7 @@ async def test_a_message_goes_once_the_state_it_describes_is_gone(sources, size)
         await pilot.press("x")
         assert status(screen) == "Filters cleared."
         task = app.session.info(screen.trial).task
-        screen._apply_picked(FilterState({"task": frozenset({task})}))  # head-to-head `f`
+        screen.filters.picked(FilterState({"task": frozenset({task})}))  # head-to-head `f`
         await pilot.pause()
         assert status(screen).startswith(f"Filter task={task} on: ")
         await pilot.press("x", "F")

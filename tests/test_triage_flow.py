@@ -126,7 +126,7 @@ async def test_F_goes_to_each_failure_then_the_next_failing_trial(sources):
         await pilot.press("F")
         assert panel.has_focus and panel.failure == 0
         # nothing listed, or no failure anywhere in the list: a word, no error
-        screen.toggle_filter("outcome", "pass")
+        screen.filters.toggle("outcome", "pass")
         await pilot.press("F")
         assert text_of(screen.query_one("#status")).startswith("No failed tests")
         screen.query_one("#name-filter").value = "no-such-task-anywhere"

@@ -29,11 +29,11 @@ async def test_text_typed_right_after_a_goes_into_the_note(sources):
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
         screen = app.screen
-        sort = screen.sort_key
+        sort = screen.filters.sort_key
         await burst(pilot, "a", *"hello")
         assert isinstance(app.screen, NoteScreen)
         assert app.screen.query_one("#note-text").text == "hello"
-        assert screen.sort_key == sort  # `o` did not run as a command
+        assert screen.filters.sort_key == sort  # `o` did not run as a command
 
 
 async def test_text_typed_right_after_slash_goes_into_the_prompt(sources):

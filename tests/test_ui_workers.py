@@ -3,7 +3,7 @@ in the message line while the app goes on."""
 
 from __future__ import annotations
 
-from tracetui.ui.screens import triage
+from tracetui.ui.triage import verifiers
 
 from .test_triage_actions import wait_idle
 from .ui_helpers import make_app, text_of, wait_loaded
@@ -14,14 +14,14 @@ async def test_a_failing_verifier_index_is_one_line_and_the_app_goes_on(sources,
         progress(0.5)
         raise RuntimeError("the disk\nis on fire")
 
-    monkeypatch.setattr(triage, "build_verifier_index", broken)
+    monkeypatch.setattr(verifiers, "build_verifier_index", broken)
     app = make_app(sources)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await wait_loaded(app, pilot)
         await pilot.pause(0.4)  # the index starts 0.3 s after the first frame
         await wait_idle(screen, pilot, "verifier-index")
         assert text_of(screen.query_one("#status")) == "Reading verifier logs failed: RuntimeError: the disk is on fire"
-        assert app.is_running and screen.verifier_index is None
+        assert app.is_running and screen.verifiers.index is None
         first = screen.trial
         await pilot.press("L")
         assert screen.trial != first  # the keys still work
@@ -38,7 +38,7 @@ async def test_a_failing_export_hides_its_progress_and_says_why(sources, tmp_pat
     app = make_app(sources)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await wait_loaded(app, pilot)
-        screen.run_export(str(tmp_path / "out.jsonl"))
+        screen.export.run(str(tmp_path / "out.jsonl"))
         await wait_idle(screen, pilot, "export")
         assert text_of(screen.query_one("#status")) == "Export failed: MemoryError"
         assert not screen.query_one("#work").display and app.is_running

@@ -39,39 +39,35 @@ class Cancelled(Exception):
     """Raised from the progress callback to stop a conversion when the user leaves."""
 
 
+@dataclass
 class Opened(Message):
     """The session is open: the triage screen shows it."""
 
-    def __init__(self, session: Session) -> None:
-        super().__init__()
-        self.session = session
+    session: Session
 
 
+@dataclass
 class OpenFailed(Message):
     """The sources cannot be opened: the app exits and the command line prints `error`."""
 
-    def __init__(self, error: SourceError) -> None:
-        super().__init__()
-        self.error = error
+    error: SourceError
 
 
+@dataclass
 class LocalCopy(Message):
     """Remote dataset `index` is downloaded and converted: `dataset` replaces it in `session`."""
 
-    def __init__(self, session: Session, index: int, dataset: Any, sizes: Any) -> None:
-        super().__init__()
-        self.session = session
-        self.index = index
-        self.dataset = dataset
-        self.sizes = sizes
+    session: Session
+    index: int
+    dataset: Any
+    sizes: Any
 
 
+@dataclass
 class Notice(Message):
     """A notice of the data layer (`cache for X was damaged: rebuilding`), posted from any thread."""
 
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
+    text: str
 
 
 class Notices(logging.Handler):
@@ -85,13 +81,12 @@ class Notices(logging.Handler):
         self.app.post_message(Notice(one_line(record.getMessage())))
 
 
+@dataclass
 class DownloadStopped(Message):
     """The download failed (`reason`); reading from the hub goes on."""
 
-    def __init__(self, session: Session, reason: str) -> None:
-        super().__init__()
-        self.session = session
-        self.reason = reason
+    session: Session
+    reason: str
 
 
 @dataclass(slots=True)
@@ -147,7 +142,7 @@ class TraceApp(App):
         if triage is None:
             self.exit()
         else:
-            triage.request_quit()
+            triage.others.request_quit()
 
     async def on_event(self, event: events.Event) -> None:
         """Keys go through `KeyOrder`: in order, each once the one before has done all it does."""

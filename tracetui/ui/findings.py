@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
 
@@ -39,16 +40,14 @@ COLUMN_MAX = 6
 through them); narrow lists keep the first letters, the kinds that say most."""
 
 
+@dataclass
 class FindingsProgress(Message):
-    def __init__(self, fraction: float) -> None:
-        super().__init__()
-        self.fraction = fraction
+    fraction: float
 
 
+@dataclass
 class FindingsIndexed(Message):
-    def __init__(self, index: FindingsIndex) -> None:
-        super().__init__()
-        self.index = index
+    index: FindingsIndex
 
 
 def evidence_pattern(content: str, finding: Finding) -> re.Pattern[str] | None:
@@ -192,6 +191,10 @@ class FindingsController:
         if text != trial_list.empty_text:
             trial_list.empty_text = text
             trial_list.refresh()
+
+    def evidence_of(self, trial: int) -> list[int] | None:
+        """The messages the trial's findings point at; None until the findings are in."""
+        return None if self.index is None else [finding.message for finding in self.index.of(trial)]
 
     # --- the open trial ------------------------------------------------------------------------
     def show_trial(self, trial: int | None) -> None:

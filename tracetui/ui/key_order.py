@@ -41,12 +41,11 @@ class _Trip:
     done: bool = False
 
 
+@dataclass
 class KeyDone(Message):
     """Posted to a key's first widget right behind it: it bubbles up the same way, behind the key."""
 
-    def __init__(self, trip: _Trip) -> None:
-        super().__init__()
-        self.trip = trip
+    trip: _Trip
 
 
 class KeyOrder:
@@ -112,7 +111,8 @@ class KeyOrder:
         if not screen.is_mounted:
             return False
         if screen not in self._ready:
-            if screen.focused is None and screen.focus_chain:
+            auto_focus = self.app.AUTO_FOCUS if screen.AUTO_FOCUS is None else screen.AUTO_FOCUS
+            if screen.focused is None and screen.focus_chain and auto_focus:
                 return False  # it is opening: its text box gets the focus in a moment
-            self._ready.add(screen)
+            self._ready.add(screen)  # (a screen that focuses nothing by itself, the quit prompt, is ready)
         return not any(node.message_queue_size for node in screen.walk_children(with_self=True))

@@ -9,32 +9,32 @@ a worker's ERROR state into `failure_line`, the app goes on.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual.message import Message
 from textual.worker import Worker
 
 from ..data.errors import one_line
 
 
+@dataclass
 class WorkProgress(Message):
     """Progress of long work for the message line: `text` and its fraction done.
 
     Work the user started (search, export) shows a bar; background work (`background=True`, the verifier
     index) shows as text, and only while the message line has nothing of the user's to say."""
 
-    def __init__(self, text: str, fraction: float, background: bool = False) -> None:
-        super().__init__()
-        self.text = text
-        self.fraction = fraction
-        self.background = background
+    text: str
+    fraction: float
+    background: bool = False
 
 
+@dataclass
 class WorkDone(Message):
     """Long work ended without a result to show (cancelled, or failed as it can): the message line says
     `text` and the progress bar hides."""
 
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
+    text: str
 
 
 def failure_line(worker: Worker[object]) -> str:

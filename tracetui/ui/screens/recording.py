@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.segment import Segment
@@ -37,27 +38,24 @@ BACK_TO_PREVIOUS = 1.0
 """`[` within this many seconds after a marker goes to the marker before it (as players do)."""
 
 
+@dataclass
 class Opened(Message):
-    def __init__(self, cast: Cast) -> None:
-        super().__init__()
-        self.cast = cast
+    cast: Cast
 
 
+@dataclass
 class Failed(Message):
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
+    text: str
 
 
+@dataclass
 class Framed(Message):
     """A new screen: its rows rendered, and whether the replay reached the wanted time (`fraction` of
     the way there when not)."""
 
-    def __init__(self, frame: Frame, lines: list[list[Segment]], fraction: float | None) -> None:
-        super().__init__()
-        self.frame = frame
-        self.lines = lines
-        self.fraction = fraction
+    frame: Frame
+    lines: list[list[Segment]]
+    fraction: float | None
 
 
 class RecordingScreen(Screen[None]):

@@ -11,6 +11,8 @@ first frame.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -53,32 +55,31 @@ class AskNews(Message):
     """What an ask worker reports to its screen."""
 
 
+@dataclass
 class AskStarted(AskNews):
-    def __init__(
-        self, index: AskIndex, model: str, budget: int, total: int, before: int, tokens: int, note: str
-    ) -> None:
-        super().__init__()
-        self.index, self.model, self.budget = index, model, budget
-        self.total, self.before, self.tokens, self.note = total, before, tokens, note
+    index: AskIndex
+    model: str
+    budget: int
+    total: int
+    before: int
+    tokens: int
+    note: str
 
 
+@dataclass
 class AskAnswered(AskNews):
-    def __init__(self, asked: Asked, done: int) -> None:
-        super().__init__()
-        self.asked = asked
-        self.done = done
+    asked: Asked
+    done: int
 
 
+@dataclass
 class AskFinished(AskNews):
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
+    text: str
 
 
+@dataclass
 class AnswersLoaded(AskNews):
-    def __init__(self, indexes: list[AskIndex]) -> None:
-        super().__init__()
-        self.indexes = indexes
+    indexes: list[AskIndex]
 
 
 class AskHost(FeatureHost, Protocol):
@@ -89,13 +90,14 @@ class AskHost(FeatureHost, Protocol):
     @property
     def prompt(self) -> PromptBar: ...
     def facets_changed(self) -> None: ...
-    def evidence_of(self, trial: int) -> list[int] | None: ...
     def set_timer(self, delay: float, callback: Any) -> Timer: ...
 
 
 class AskController:
-    def __init__(self, screen: AskHost) -> None:
+    def __init__(self, screen: AskHost, evidence_of: Callable[[int], list[int] | None]) -> None:
         self.screen = screen
+        self.evidence_of = evidence_of
+        """The messages a trial's findings point at (None until the findings are in)."""
         self.session = screen.session
         self.indexes: dict[str, AskIndex] = {}
         """Every question with answers here, by facet name (`ask:NAME`)."""
@@ -204,7 +206,7 @@ class AskController:
 
     def _evidence(self, trial: int) -> list[int]:
         """A long trial keeps its findings' messages: from the index when it is in."""
-        known = self.screen.evidence_of(trial)
+        known = self.evidence_of(trial)
         if known is not None:
             return known
         from ...ask.run import findings_evidence

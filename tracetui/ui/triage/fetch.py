@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from textual.message import Message
-from textual.screen import Screen
-from textual.worker import get_current_worker
+from textual.worker import Worker, get_current_worker
 
 from ...data.errors import SourceError
 from ...data.session import Session
@@ -25,28 +26,33 @@ SETTLE_SECONDS = 0.12
 GROUP = "fetch"
 
 
+@dataclass
 class Fetched(Message):
     """The text of `trials` is at hand: `then()` shows it."""
 
-    def __init__(self, trials: tuple[int, ...], then: Callable[[], object]) -> None:
-        super().__init__()
-        self.trials = trials
-        self.then = then
+    trials: tuple[int, ...]
+    then: Callable[[], object]
 
 
+@dataclass
 class FetchFailed(Message):
     """The hub did not answer for `trials`: `message` says why."""
 
-    def __init__(self, trials: tuple[int, ...], message: str) -> None:
-        super().__init__()
-        self.trials = trials
-        self.message = message
+    trials: tuple[int, ...]
+    message: str
+
+
+class FetchHost(Protocol):
+    """What the fetch uses of its screen: a worker, and a way to tell it the outcome."""
+
+    def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Worker[Any]: ...
+    def post_message(self, message: Message) -> bool: ...
 
 
 class TrialFetch:
     """Reads trials' text from the hub in a worker of `screen`, which gets the outcome as messages."""
 
-    def __init__(self, screen: Screen[None], session: Session) -> None:
+    def __init__(self, screen: FetchHost, session: Session) -> None:
         self.screen = screen
         self.session = session
 

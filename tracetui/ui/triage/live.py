@@ -11,29 +11,58 @@ export, an index being built, a trial being fetched), changes wait for it to end
 from __future__ import annotations
 
 import time
-from dataclasses import replace
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import Any, Protocol
 
-import numpy as np
-from textual.worker import get_current_worker
+from textual.app import App
+from textual.worker import Worker, get_current_worker
 
 from ...data.jobs import JobStorage
 from ...data.jobs.follow import POLL, Changes, Follower
-from ...data.session import Applied
+from ...data.session import Applied, Session
+from ..findings import FindingsController
 from ..format import model_names
-
-if TYPE_CHECKING:
-    from ..screens.triage import TriageScreen
+from ..widgets.trial_list import TrialList
+from .labels import LabelBook
+from .panes import TrialPanes
+from .search import Search
+from .verifiers import VerifierIndexing
 
 GROUP = "follow-jobs"
 BUSY = ("search", "export", "verifier-index", "findings-index", "fetch")
 """Worker groups that read the session across calls: changes are applied when none runs."""
 
 
+class LiveHost(Protocol):
+    """What following the job folders uses of the triage screen."""
+
+    session: Session
+
+    @property
+    def app(self) -> App[Any]: ...
+    @property
+    def workers(self) -> Iterable[Worker[Any]]: ...
+    @property
+    def trial(self) -> int | None: ...
+    @property
+    def trial_list(self) -> TrialList: ...
+    def facets_changed(self) -> None: ...
+    def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Worker[Any]: ...
+
+
 class LiveJobs:
-    def __init__(self, screen: TriageScreen) -> None:
-        self.screen = screen
-        self.session = screen.session
+    def __init__(
+        self,
+        host: LiveHost,
+        labels: LabelBook,
+        verifiers: VerifierIndexing,
+        findings: FindingsController,
+        search: Search,
+        panes: TrialPanes,
+    ) -> None:
+        self.host = host
+        self.session = host.session
+        self.labels, self.verifiers, self.findings, self.search, self.panes = labels, verifiers, findings, search, panes
 
     @property
     def following(self) -> bool:
@@ -41,7 +70,7 @@ class LiveJobs:
 
     def start(self) -> None:
         if self.following:
-            self.screen.run_worker(
+            self.host.run_worker(
                 self._follow, name=GROUP, group=GROUP, thread=True, exclusive=True, exit_on_error=False
             )
 
@@ -57,42 +86,41 @@ class LiveJobs:
             due = time.monotonic() + POLL
             changes = follower.poll()
             applied = (
-                changes is not None
-                and not worker.is_cancelled
-                and self.screen.app.call_from_thread(self.apply, changes)
+                changes is not None and not worker.is_cancelled and self.host.app.call_from_thread(self.apply, changes)
             )
             if changes is not None and applied:
                 follower.applied(changes)
 
     def busy(self) -> bool:
-        return any(w.group in BUSY and w.is_running for w in self.screen.workers)
+        return any(w.group in BUSY and w.is_running for w in self.host.workers)
 
     def apply(self, changes: Changes) -> bool:
         """On the UI thread: the changes into the session, then everything that shows it; False (left for
         the next poll) while work that reads the whole session runs."""
         if self.busy():
             return False
-        screen = self.screen
         applied = self.session.apply(changes.updates, changes.new)
         if not len(applied.changed):
             return True
         self._indexes(applied)
-        if screen.search_result is not None:  # new trials were not searched: they do not match
-            grow = len(self.session) - len(screen.search_result.trials)
-            screen.search_result = replace(
-                screen.search_result,
-                trials=np.concatenate([screen.search_result.trials, np.zeros(grow, dtype=bool)]),
-                in_verifier=np.concatenate([screen.search_result.in_verifier, np.zeros(grow, dtype=bool)]),
-            )
-        screen.labels.refresh()
-        screen.trial_list.model_names = model_names(self.session.facets.facets["model"].labels)
-        screen.refresh_after_change(applied)
+        self.search.grow(len(self.session))  # new trials were not searched: they do not match
+        self.labels.refresh()
+        self.host.trial_list.model_names = model_names(self.session.facets.facets["model"].labels)
+        self._refresh(applied)
         return True
 
     def _indexes(self, applied: Applied) -> None:
-        screen = self.screen
-        if screen.verifier_index is not None:
-            screen.use_verifier_index(screen.verifier_index.updated(self.session, applied.changed))
-        findings = screen.findings.index
+        verifiers = self.verifiers.index
+        if verifiers is not None:
+            self.verifiers.use(verifiers.updated(self.session, applied.changed))
+        findings = self.findings.index
         if findings is not None:
-            screen.findings.indexed(findings.updated(self.session, applied.changed, screen.verifier_index))
+            self.findings.indexed(findings.updated(self.session, applied.changed, self.verifiers.index))
+
+    def _refresh(self, applied: Applied) -> None:
+        """Trials changed or joined: the facets and the list again, the cursor on the same trial, and the
+        open trial's panes brought up to date in place when it changed."""
+        current = self.host.trial
+        self.host.facets_changed()
+        if current is not None and current == self.host.trial:
+            self.panes.update(current, applied)

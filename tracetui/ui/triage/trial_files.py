@@ -9,13 +9,14 @@ names and text are sanitized (`data.jobs.trial_files`); nothing is written into 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
@@ -25,10 +26,8 @@ from ...data.cache_folders import size_text
 from ...data.jobs.trial_files import MAX_FILES, TrialFile, read_page, trial_files
 from ...trace.sanitize import sanitize
 from .. import keymap
+from ..evidence import FeatureHost
 from .external import PAGER, open_external
-
-if TYPE_CHECKING:
-    from ..screens.triage import TriageScreen
 
 GROUP = "trial-files"
 NO_FOLDER = "This trial comes from a dataset: only trials of harbor job folders have other files to open."
@@ -83,59 +82,64 @@ class FilePicker(ModalScreen[TrialFile | None]):
         self.dismiss(None)
 
 
-def pick_trial_file(screen: TriageScreen) -> None:
-    """`T` on the triage screen: list the trial's folder (in a worker), then the picker."""
-    trial = screen.trial
-    if trial is None:
-        screen.status("No trial listed (x clears the filters).", about=screen.about_listed)
-        return
-    folder = screen.session.trial_folder(trial)
-    if folder is None:
-        screen.status(NO_FOLDER, about=screen.about_trial)
-        return
-    name = screen.session.info(trial).trial_name or folder.name
-    screen.run_worker(
-        partial(_list, screen, folder, name), name=GROUP, group=GROUP, thread=True, exclusive=True, exit_on_error=False
-    )
+class TrialFilesHost(FeatureHost, Protocol):
+    """What the other files of a trial use of the triage screen."""
+
+    @property
+    def app(self) -> App[Any]: ...
+    def no_trial(self) -> None: ...
 
 
-def _list(screen: TriageScreen, folder: Path, name: str) -> None:
-    files, more = trial_files(folder)
-    screen.app.call_from_thread(_offer, screen, folder, name, files, more)
+class TrialFiles:
+    """`T` on the triage screen: list the trial's folder (in a worker), then the picker, then the pager."""
 
+    def __init__(self, host: TrialFilesHost) -> None:
+        self.host = host
 
-def _offer(screen: TriageScreen, folder: Path, name: str, files: list[TrialFile], more: bool) -> None:
-    if isinstance(screen.app.screen, FilePicker):  # T twice: the first listing's picker is up
-        return
-    if not files:
-        screen.status(f"No files in {sanitize(str(folder))} (or it cannot be read).", about=screen.about_trial)
-        return
-    screen.app.push_screen(FilePicker(name, files, more), partial(_chosen, screen, folder))
+    def pick(self) -> None:
+        host = self.host
+        trial = host.trial
+        if trial is None:
+            host.no_trial()
+            return
+        folder = host.session.trial_folder(trial)
+        if folder is None:
+            host.status(NO_FOLDER, about=host.about_trial)
+            return
+        name = host.session.info(trial).trial_name or folder.name
+        self._in_worker(partial(self._list, folder, name))
 
+    def _in_worker(self, work: Callable[[], None]) -> None:
+        self.host.run_worker(work, name=GROUP, group=GROUP, thread=True, exclusive=True, exit_on_error=False)
 
-def _chosen(screen: TriageScreen, folder: Path, file: TrialFile | None) -> None:
-    if file is not None:
-        screen.run_worker(
-            partial(_read, screen, folder, file),
-            name=GROUP,
-            group=GROUP,
-            thread=True,
-            exclusive=True,
-            exit_on_error=False,
-        )
+    def _list(self, folder: Path, name: str) -> None:
+        files, more = trial_files(folder)
+        self.host.app.call_from_thread(self._offer, folder, name, files, more)
 
+    def _offer(self, folder: Path, name: str, files: list[TrialFile], more: bool) -> None:
+        host = self.host
+        if isinstance(host.app.screen, FilePicker):  # T twice: the first listing's picker is up
+            return
+        if not files:
+            host.status(f"No files in {sanitize(str(folder))} (or it cannot be read).", about=host.about_trial)
+            return
+        host.app.push_screen(FilePicker(name, files, more), partial(self._chosen, folder))
 
-def _read(screen: TriageScreen, folder: Path, file: TrialFile) -> None:
-    page = read_page(folder, file)
-    screen.app.call_from_thread(_page, screen, file, page.text, page.note)
+    def _chosen(self, folder: Path, file: TrialFile | None) -> None:
+        if file is not None:
+            self._in_worker(partial(self._read, folder, file))
 
+    def _read(self, folder: Path, file: TrialFile) -> None:
+        page = read_page(folder, file)
+        self.host.app.call_from_thread(self._page, file, page.text, page.note)
 
-def _page(screen: TriageScreen, file: TrialFile, text: str | None, note: str | None) -> None:
-    """On the UI thread: the pager on the text (the app suspended), or the line why not."""
-    problem = None if text is None else open_external(screen.app, PAGER, text, _suffix(file.path))
-    line = problem or note
-    if line is not None:
-        screen.status(line, about=screen.about_trial)
+    def _page(self, file: TrialFile, text: str | None, note: str | None) -> None:
+        """On the UI thread: the pager on the text (the app suspended), or the line why not."""
+        host = self.host
+        problem = None if text is None else open_external(host.app, PAGER, text, _suffix(file.path))
+        line = problem or note
+        if line is not None:
+            host.status(line, about=host.about_trial)
 
 
 def _suffix(path: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import Enum
 
 from rich.cells import get_character_cell_size
@@ -127,21 +128,19 @@ class PromptBar(Input):
 
     BINDINGS = [*keymap.PROMPT]
 
+    @dataclass
     class Answered(Message):
         """Enter (the text) or Esc (an empty answer)."""
 
-        def __init__(self, mode: PromptMode, value: str) -> None:
-            super().__init__()
-            self.mode = mode
-            self.value = value
+        mode: PromptMode
+        value: str
 
+    @dataclass
     class Stepped(Message):
         """↑ / ↓ while typing: the screen moves whatever the prompt is choosing from."""
 
-        def __init__(self, mode: PromptMode, step: int) -> None:
-            super().__init__()
-            self.mode = mode
-            self.step = step
+        mode: PromptMode
+        step: int
 
     def action_step(self, step: int) -> None:
         self.post_message(self.Stepped(self.mode, step))

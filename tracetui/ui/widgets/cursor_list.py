@@ -6,6 +6,8 @@ to render one.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual import events
 from textual.geometry import Size
 from textual.message import Message
@@ -55,11 +57,10 @@ class CursorKeys(LineView):
 class CursorList(CursorKeys, can_focus=True):
     cursor: reactive[int] = reactive(0, always_update=False, init=False)
 
+    @dataclass
     class CursorMoved(Message):
-        def __init__(self, widget: CursorList, index: int) -> None:
-            super().__init__()
-            self.widget = widget
-            self.index = index
+        widget: CursorList
+        index: int
 
         @property
         def control(self) -> CursorList:

@@ -61,21 +61,19 @@ class FacetList(CursorList):
     SHOWS_FOCUS = True
     """The cursor shows only while the sidebar has focus: elsewhere it would read as a chosen value."""
 
+    @dataclass
     class Toggled(Message):
-        def __init__(self, facet: str, label: str) -> None:
-            super().__init__()
-            self.facet = facet
-            self.label = label
+        facet: str
+        label: str
 
     class FilterValues(Message):
         """`/` in the sidebar: the screen asks for the text that narrows the values."""
 
+    @dataclass
     class Resized(Message):
         """`+` / `-`: the sidebar `delta` columns wider (or narrower)."""
 
-        def __init__(self, delta: int) -> None:
-            super().__init__()
-            self.delta = delta
+        delta: int
 
     state: reactive[FilterState] = reactive(FilterState, init=False)
     """The screen's filters (bound to them): which values are on."""

@@ -6,6 +6,8 @@ screen then shows the message that shows it in the conversation, with the eviden
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.segment import Segment
 from rich.style import Style
 from textual.message import Message
@@ -45,12 +47,11 @@ class FindingsPanel(CursorList):
     """The cursor shows only while the pane has focus (elsewhere ▶ marks the finding shown)."""
     CLICKS_TO_ACTIVATE = 1
 
+    @dataclass
     class Chosen(Message):
         """Enter (or a click) on a finding: `position` in the pane's list."""
 
-        def __init__(self, position: int) -> None:
-            super().__init__()
-            self.position = position
+        position: int
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -11,6 +11,7 @@ what they all need to draw only the lines in view, cheaply.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -21,13 +22,12 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 
+@dataclass
 class Notice(Message):
     """A word for the screen's message line: why a key did nothing in `widget`."""
 
-    def __init__(self, widget: LineView, text: str) -> None:
-        super().__init__()
-        self.widget = widget
-        self.text = text
+    widget: LineView
+    text: str
 
     @property
     def control(self) -> LineView:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -33,13 +35,12 @@ class MatrixView(TableView):
     BINDINGS = [*keymap.MATRIX]
     TOTALS = 13  # "     12   67%"
 
+    @dataclass
     class Empty(Message):
         """Enter on a cell without trials."""
 
-        def __init__(self, model: str, task: str) -> None:
-            super().__init__()
-            self.model = model
-            self.task = task
+        model: str
+        task: str
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

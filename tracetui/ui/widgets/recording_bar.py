@@ -48,7 +48,8 @@ class RecordingBar(Widget):
     }
 
     class Seek(Message):
-        """A click on the track: play from `time`."""
+        """A click on the track: play from `time` (not a dataclass: `time` is also Message's own field,
+        set after a dataclass's fields)."""
 
         def __init__(self, time: float) -> None:
             super().__init__()

@@ -4,6 +4,7 @@ cells, and the section that puts a title and a column header over a table."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from rich.color import Color
 from rich.segment import Segment
@@ -67,12 +68,11 @@ class TableView(CursorList):
         raise NotImplementedError
 
 
+@dataclass
 class Picked(Message):
     """Enter on a matrix cell or a table row: the filters to apply to the trial list."""
 
-    def __init__(self, filters: FilterState) -> None:
-        super().__init__()
-        self.filters = filters
+    filters: FilterState
 
 
 class TableSection(Vertical):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_right
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.segment import Segment
@@ -31,12 +32,11 @@ class VerifierPanel(CursorKeys, BlockView):
     SHOWS_FOCUS = True
     """The line cursor shows only while the panel has focus."""
 
+    @dataclass
     class Resized(Message):
         """`+` / `-`: the panel asks its container for `delta` more (or fewer) lines."""
 
-        def __init__(self, delta: int) -> None:
-            super().__init__()
-            self.delta = delta
+        delta: int
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

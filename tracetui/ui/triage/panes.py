@@ -1,0 +1,227 @@
+"""The reading panes of the selected trial: the conversation (its main history or a sub-agent's, `u`), the
+verifier and the position line, shown as the list's cursor moves (read from the hub first when need be),
+brought up to date in place while a job runs on, and the keys that move through them (`H` / `L`,
+`h` / `l`, `t`, `e`).
+
+The list's cursor owns the selected trial (`host.trial`); this part only remembers which trial its
+panes show, so that a trial is drawn once per selection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from ...data.session import Applied
+from ...render.block import Block
+from ...trace.sanitize import sanitize
+from ..evidence import FeatureHost
+from ..findings import FindingsController
+from ..widgets.bars import InfoBar, PromptBar, PromptMode
+from ..widgets.verifier_panel import VerifierPanel
+from .fetch import Fetched, FetchFailed, TrialFetch
+from .lines import position_versions
+from .search import Search
+
+
+class PanesHost(FeatureHost, Protocol):
+    """What the reading panes use of the triage screen."""
+
+    @property
+    def verifier(self) -> VerifierPanel: ...
+    @property
+    def prompt(self) -> PromptBar: ...
+    @property
+    def position_line(self) -> InfoBar: ...
+    def no_trial(self) -> None: ...
+    def about_listed(self) -> object: ...
+
+
+class TrialPanes:
+    def __init__(self, host: PanesHost, fetch: TrialFetch, findings: FindingsController, search: Search) -> None:
+        self.host = host
+        self.session = host.session
+        self.fetch = fetch
+        self.findings = findings
+        self.search = search
+        self.shown: int | None = None
+        """The trial the panes show (or are reading from the hub): the list's cursor's, once shown."""
+        self.subagent: int | None = None
+        """The sub-agent conversation shown (an index into history.subagents); None: the main history."""
+
+    # --- the selected trial --------------------------------------------------------------------
+    def show_selected(self) -> None:
+        """The panes show the selected trial (called as the cursor moves, in the same call): now if
+        its text is at hand, else once it is read from the hub, its panes saying so meanwhile."""
+        trial = self.host.trial
+        if trial is None or trial == self.shown:
+            return
+        self.shown = trial
+        self.subagent = None
+        self.host.status_line.recheck()
+        if self.fetch.ready((trial,)):
+            self._display(trial)
+            return
+        conversation, verifier = self.host.conversation, self.host.verifier
+        conversation.show((), None)
+        conversation.set_blocks([Block("loading… (reading this trial from the Hugging Face hub)", style="marker")])
+        verifier.set_blocks([Block("loading…", style="marker")])
+        self.fetch.fetch((trial,), lambda: self._display(trial) if self.shown == trial else None, settle=True)
+
+    def _display(self, trial: int) -> None:
+        host = self.host
+        history = self.session.history(trial)
+        host.conversation.show(history.messages, history)
+        problem = self.session.problem(trial)
+        if problem is not None:  # a harbor trial that could not be read: which file, and why
+            line = sanitize(f"This trial could not be read: {problem}")
+            if not history.messages:
+                host.conversation.set_blocks([Block(line, style="warning")])
+            host.status(line)
+        info = self.session.info(trial)
+        host.verifier.show(self.session.verifier_output(trial), info.outcome, info.result, self.session.usage_of(trial))
+        self.findings.show_trial(trial)
+        self.search.highlight()
+        self.show_position()
+
+    def show_none(self) -> None:
+        """The list emptied: the panes empty too (the list's message line says so once)."""
+        if self.shown is not None:
+            self.host.status("No trials match these filters (x clears them).", about=self.host.about_listed)
+        self.shown = None
+        self.host.conversation.show((), None)
+        self.host.verifier.show(None, "unknown", None)
+
+    def forget(self) -> None:
+        """Show the selected trial afresh when it is next shown (its first search match, say)."""
+        self.shown = None
+
+    def update(self, trial: int, applied: Applied) -> None:
+        """The shown trial changed on disk (a harbor job runs on): its panes up to date in place."""
+        host = self.host
+        if trial not in applied.changed:
+            return
+        history = self.session.history(trial)
+        if self.subagent is None:
+            host.conversation.grow(history.messages, history)
+        info = self.session.info(trial)
+        text, usage = self.session.verifier_output(trial), self.session.usage_of(trial)
+        host.verifier.show_changed(text, info.outcome, info.result, usage)
+        self.findings.show_trial(trial)
+        if self.search.pattern is not None:
+            host.conversation.find(self.search.pattern)
+        self.show_position()
+
+    def main_conversation(self) -> None:
+        """The trial's main history in the conversation pane (`u` then starts again from the first
+        sub-agent conversation)."""
+        history = self.host.conversation.history
+        if self.subagent is not None and history is not None:
+            self.host.conversation.show(history.messages, history)
+        self.subagent = None
+
+    def show_position(self) -> None:
+        self.host.status_line.recheck()
+        trial = self.shown
+        if trial is not None:
+            model = self.host.trial_list.model_names.get(self.session.info(trial).model, "—")
+            self.host.position_line.show_versions(
+                *position_versions(self.session, trial, model, self.host.conversation)
+            )
+
+    # --- trials read from the hub --------------------------------------------------------------
+    def when_ready(self, trials: tuple[int, ...], then: Callable[[], object]) -> None:
+        """Call `then()` once the text of `trials` is at hand (reading it from the hub first if need be)."""
+        if self.fetch.ready(trials):
+            then()
+            return
+        self.host.status("Reading from the Hugging Face hub…", about=lambda: self.fetch.ready(trials))
+        self.fetch.fetch(trials, then)
+
+    def fetched(self, event: Fetched) -> None:
+        self.host.status_line.recheck()  # "Reading from the hub…" goes
+        event.then()
+
+    def fetch_failed(self, event: FetchFailed) -> None:
+        host = self.host
+        if len(event.trials) > 1:  # the two sides of a comparison
+            host.status(f"Cannot read from the hub: {event.message}")
+            return
+        if event.trials[0] != self.shown:  # the user moved on meanwhile
+            return
+        line = f"Cannot read this trial from the hub: {event.message}. The list, filters, stats and your labels still work."
+        host.conversation.set_blocks([Block(sanitize(line), style="warning")])
+        host.verifier.set_blocks([])
+        host.status("The Hugging Face hub does not answer; trials read before stay readable.", about=host.about_trial)
+
+    # --- moving through trials and messages ----------------------------------------------------
+    def step_trial(self, step: int) -> None:
+        host, trials = self.host, self.host.trial_list
+        if host.trial is None:
+            host.no_trial()
+            return
+        if not 0 <= trials.cursor + step < trials.row_count:
+            host.status(
+                "This is the first trial listed."
+                if step < 0
+                else f"This is the last trial listed ({trials.row_count:,}).",
+                about=host.about_trial,
+            )
+            return
+        trials.move_to(trials.cursor + step)
+
+    def step_message(self, step: int) -> None:
+        host, conversation = self.host, self.host.conversation
+        if host.trial is None:
+            host.no_trial()
+            return
+        if conversation.messages and not 0 <= conversation.current + step < len(conversation.messages):
+            host.status(
+                "This is the first message."
+                if step < 0
+                else f"This is the last message ({len(conversation.messages):,}).",
+                about=host.about_trial,
+            )
+            return
+        conversation.next_message(step)
+
+    def toggle_thinking(self) -> None:
+        conversation = self.host.conversation
+        conversation.toggle_thinking()
+        self.host.status("Reasoning " + ("unfolded." if conversation.think_all else "folded."))
+
+    def subagents(self) -> None:
+        """Cycle the conversation pane: main history → each sub-agent conversation → main."""
+        host, conversation = self.host, self.host.conversation
+        history = conversation.history
+        if host.trial is None:
+            host.no_trial()
+            return
+        if history is None or not history.subagents:
+            host.status("This trial has no sub-agent conversations.", about=host.about_trial)
+            return
+        following = 0 if self.subagent is None else self.subagent + 1
+        self.subagent = following if following < len(history.subagents) else None
+        if self.subagent is None:
+            conversation.show(history.messages, history)
+        else:
+            sub = history.subagents[self.subagent]
+            conversation.show(sub.messages, history, title=sub.trace_source)
+        self.show_position()
+
+    def ask_episode(self) -> None:
+        if self.host.trial is None:
+            self.host.no_trial()
+            return
+        episodes = self.host.conversation.episode_position()[1]
+        self.host.prompt.ask(PromptMode.EPISODE, f"go to episode (0–{max(0, episodes - 1)})")
+
+    def goto_episode(self, text: str) -> None:
+        """The episode prompt's answer."""
+        try:
+            episode = int(text)
+        except ValueError:
+            self.host.status(f"Not an episode number: {text!r}")
+            return
+        if not self.host.conversation.goto_episode(episode):
+            self.host.status(f"No episode {episode} in this trial.", about=self.host.about_trial)
