@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
-from .commands import Parser, cache_option, guarded, source_options, source_specs, view_options
+from .commands import SOURCE_HELP, Parser, cache_option, guarded, source_options, source_specs, view_options
 from .commands import cache_size as cache_limit
 from .commands.demo import demo_rows, demo_sources
 
@@ -48,11 +48,11 @@ def open_parser() -> argparse.ArgumentParser:
         "  findings  what went wrong in each trial (tampering, false claims, loops...), one record each\n"
         "  ask       ask every trial a question through a local model server (vLLM, SGLang, llama.cpp)\n"
         "  web       serve the app to a browser (pip install 'tracetui[web]')\n"
-        "  cache     what the cache keeps (converted datasets), and `cache clear` to remove it",
+        "  cache     what the cache keeps (conversions, hub text, job summaries); `cache clear` removes it",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("sources", nargs="+", metavar="SOURCE", help="hub id, hf:// path, file or folder")
+    parser.add_argument("sources", nargs="+", metavar="SOURCE", help=SOURCE_HELP)
     source_options(parser)
     view_options(parser)
     parser.add_argument(

@@ -13,12 +13,13 @@ import sys
 from collections.abc import Callable
 
 from ..data.errors import one_line
+from ..data.facets import ASK_PREFIX, FACET_NAMES
 
 FILTER_HELP = (
-    "FACET=VALUE: outcome, result, model, task, agent, provider, source, dataset, label, failed_test, "
-    "finding or ask:NAME (a question's answers); a value may be a unique part of the name, e.g. "
-    "model=gpt-5-mini (repeatable)"
+    f"FACET=VALUE: {', '.join(FACET_NAMES)} or {ASK_PREFIX}NAME (a question's answers); a value may be "
+    "a unique part of the name, e.g. model=gpt-5-mini (repeatable)"
 )
+SOURCE_HELP = "hub id, hf:// path, parquet / arrow / jsonl file or folder, or harbor job folders"
 
 
 class Parser(argparse.ArgumentParser):
@@ -41,7 +42,7 @@ def subcommand(
     --cache-size when it `opens` them), and as asked --format (the first choice is the default),
     --filter (`filters` says what it does), --exclude."""
     parser = Parser(prog=f"tracetui {prog}", description=description)
-    parser.add_argument("sources", nargs="+", metavar="SOURCE", help="hub id, hf:// path, file or folder")
+    parser.add_argument("sources", nargs="+", metavar="SOURCE", help=SOURCE_HELP)
     source_options(parser, opens)
     if formats:
         parser.add_argument("--format", choices=formats, default=formats[0], help=f"default: {formats[0]}")

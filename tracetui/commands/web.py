@@ -21,7 +21,17 @@ import sys
 from urllib.parse import quote
 
 from ..data.errors import SourceError
-from . import Parser, cache_size, end_progress, guarded, print_progress, source_options, source_specs, view_options
+from . import (
+    SOURCE_HELP,
+    Parser,
+    cache_size,
+    end_progress,
+    guarded,
+    print_progress,
+    source_options,
+    source_specs,
+    view_options,
+)
 from .demo import demo_rows, demo_sources
 
 DRIVER = "tracetui.web.driver:SessionDriver"
@@ -55,7 +65,7 @@ def parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("sources", nargs="+", metavar="SOURCE", help="hub id, hf:// path, file or folder; or demo")
+    parser.add_argument("sources", nargs="+", metavar="SOURCE", help=f"{SOURCE_HELP}; or demo")
     source_options(parser)
     parser.add_argument("--rows", type=int, help="with demo: rows to generate (default: the bundled size)")
     parser.add_argument("--seed", type=int, help="with demo: random seed (default: 0)")

@@ -68,9 +68,11 @@ class KeyOrder:
         return not self.waiting and self._settled()
 
     def done(self, marker: KeyDone) -> None:
-        """The marker has reached the app: so has its key, if nothing on the way stopped it."""
+        """The marker has reached the app: so has its key, if nothing on the way stopped it. The key is
+        done once what its binding left in the app's queue has run too (`focus()` moves the focus from
+        there: the prompt a key opens gets it before the next key is handed over)."""
         marker.stop()
-        marker.trip.done = True
+        self.app.call_later(setattr, marker.trip, "done", True)
 
     async def take(self, event: events.Event) -> bool:
         """Whether `event` is taken here: a key typed, handed over now or later."""
