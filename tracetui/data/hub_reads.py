@@ -136,6 +136,18 @@ def get_range(url: str, start: int, end: int) -> bytes:
     raise AssertionError("not reached")
 
 
+def get_file(url: str, timeout: float) -> tuple[str, bytes] | None:
+    """(the commit the hub served it from, the bytes) of a small file, in one request, without retries;
+    None when the hub has no such file."""
+    from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+
+    response = get_session().get(url, headers=build_hf_headers(), timeout=timeout)
+    if response.status_code == 404:
+        return None
+    hf_raise_for_status(response)
+    return response.headers.get("X-Repo-Commit", ""), response.content
+
+
 class HubFile(io.RawIOBase):
     """A file of a hub repo read with HTTP range requests, for pyarrow.
 
