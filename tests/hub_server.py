@@ -154,6 +154,8 @@ class FakeHub:
 
 
 class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # clients open tens of connections at once: a backlog of 5 drops some for 1 s
+
     def handle_error(self, request, client_address) -> None:  # a client that hung up is not news
         pass
 

@@ -20,8 +20,9 @@ from pathlib import Path
 
 from ..paths import cache_dir, write_atomically
 from .errors import SourceError, Unreachable, first_line
-from .hub_reads import get_file, parallel
+from .hub_reads import get_file
 from .sources import HubFiles
+from .threads import parallel
 
 FAILOVER_SECONDS = 3.0
 """The first request of an open: after this long without an answer, the hub counts as unreachable."""

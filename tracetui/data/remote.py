@@ -32,8 +32,9 @@ from .convert import CONVERSATION_COLUMNS, META_COLUMNS, data_batch, meta_batch,
 from .dataset import Piece, Storage
 from .errors import SourceError, Unreachable
 from .group_cache import GroupCache, write_table
-from .hub_reads import ahead, read_columns, read_row_group
+from .hub_reads import read_columns, read_row_group
 from .sources import HubFiles, Progress, ResolvedSource
+from .threads import ahead
 from .utf8 import valid_utf8
 
 LOADED = 64
