@@ -29,7 +29,7 @@ from ..paths import write_atomically
 from .cache import read_kept
 from .cache_folders import kept_or_made, release, remove
 from .convert import CONVERSATION_COLUMNS, META_COLUMNS, data_batch, meta_batch, write_meta
-from .dataset import Piece, Storage
+from .dataset import NotFetched, Piece, Storage
 from .errors import SourceError, Unreachable
 from .group_cache import GroupCache, write_table
 from .hub_reads import read_columns, read_row_group
@@ -121,15 +121,18 @@ class RemoteDataset(Storage):
 
     def _locate(self, row: int) -> tuple[pa.RecordBatch, int]:
         group = self._group_of(row)
-        return self._group(group), row - self.groups[group].start
+        return self._group(group, fetch=False), row - self.groups[group].start
 
-    def _group(self, group: int) -> pa.RecordBatch:
+    def _group(self, group: int, fetch: bool) -> pa.RecordBatch:
+        """Row group `group` from memory or the disk cache; else fetched when `fetch`, else NotFetched."""
         batch = self._loaded.get(group)
         if batch is not None:
             return batch
         with self._fetching:
             batch = self._loaded.get(group) or self.cache.load(self.folder, group)
             if batch is None:
+                if not fetch:
+                    raise NotFetched(f"{self.source.dataset_id}: row group {group} is not fetched yet")
                 batch = self.cache.store(self.folder, group, self._fetch(group))
             self._keep(group, batch)
         return batch
@@ -150,10 +153,10 @@ class RemoteDataset(Storage):
                 self._keep(group, batch)
         return True
 
-    def load(self, rows) -> None:
+    def fetch(self, rows) -> None:
         """Fetch the row groups of `rows` that are not at hand. Raises Unreachable."""
         for group in self._groups_of(rows):
-            self._group(group)
+            self._group(group, fetch=True)
 
     def keep_verifier_logs(
         self,
