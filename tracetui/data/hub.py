@@ -22,7 +22,7 @@ from ..paths import cache_dir, write_atomically
 from .errors import SourceError, Unreachable, first_line
 from .hub_reads import get_file
 from .sources import HubFiles
-from .threads import parallel
+from .threads import detached, parallel
 
 FAILOVER_SECONDS = 3.0
 """The first request of an open: after this long without an answer, the hub counts as unreachable."""
@@ -89,10 +89,8 @@ def locate(repo_id: str, revision: str | None) -> Snapshot:
         last = _last_commit(repo_id, revision)
         known = last.is_file() and _kept_card(repo_id, last.read_text()).is_file()
         try:
-            (commit, sizes), card = parallel(
-                lambda ask: ask(),
-                [lambda: _listing(repo_id, revision), lambda: None if known else _card(repo_id, revision)],
-            )
+            card = detached(lambda: None if known else _card(repo_id, revision), "tracetui-card")
+            commit, sizes = _listing(repo_id, revision)  # meanwhile
         except Unreachable as exc:
             folder = _cached_snapshot(repo_id, revision)
             if folder is None:
@@ -103,7 +101,7 @@ def locate(repo_id: str, revision: str | None) -> Snapshot:
             with contextlib.suppress(OSError):
                 last.parent.mkdir(parents=True, exist_ok=True)
                 write_atomically(last, commit.encode())
-            return Snapshot(repo_id, commit, snapshot_folder(repo_id, commit), sizes, card)
+            return Snapshot(repo_id, commit, snapshot_folder(repo_id, commit), sizes, card.result())
     else:
         folder = _cached_snapshot(repo_id, revision)
         if folder is None:

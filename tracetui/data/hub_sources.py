@@ -136,7 +136,7 @@ class HfPath(HubDataset):
 def _listed(names: Iterable[str]) -> Iterator[str]:
     """An in-memory folder (an fsspec URL) of empty files named as the hub lists them, for `datasets` to
     resolve the split in: the same patterns and rules as on the hub, and no request for each folder."""
-    from fsspec.implementations.memory import MemoryFileSystem
+    from fsspec.implementations.memory import MemoryFileSystem  # type: ignore[import-untyped]
 
     memory = MemoryFileSystem()
     root = f"/tracetui-listing-{uuid.uuid4().hex}"
