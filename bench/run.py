@@ -205,6 +205,11 @@ def main() -> None:
         command = "python bench/run.py " + " ".join(sys.argv[1:])
         text = report.markdown(rows, results["machine"], command.strip(), ERRORS)
         report.write_markdown(measure.ROOT / "BENCHMARKS.md", text)
+    fail_if_any()
+
+
+def fail_if_any() -> None:
+    """A probe that failed fails the run: each one named with its error on stderr, exit status 1."""
     if ERRORS:
         print(f"FAILED: {len(ERRORS)} probe(s): " + "; ".join(ERRORS), file=sys.stderr)
         sys.exit(1)
