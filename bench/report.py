@@ -328,14 +328,15 @@ def far_rows(rows: int, size: dict) -> list[Row]:
                 met=met,
             )
         )
-        out.append(
-            Row(
-                f"far hub, +{ms:.0f} ms: round trips in a row, list / first conversation, {label}",
-                f"{max(r['list_in_a_row'] for r in runs)} / {trips}",
-                target="≤ 5",
-                met=trips <= 5,
+        if ms:  # without latency, requests of one round need not overlap: the count means nothing
+            out.append(
+                Row(
+                    f"far hub, +{ms:.0f} ms: round trips in a row (at most), list / first conversation, {label}",
+                    f"{max(r['list_in_a_row'] for r in runs)} / {trips}",
+                    target="≤ 5",
+                    met=trips <= 5,
+                )
             )
-        )
     return out
 
 

@@ -75,13 +75,17 @@ ERRORS: list[str] = []
 
 
 def attempt(what: str, run, *args, **kwargs):
-    """One measurement; a failure (the app crashed, timed out) is kept for the report, not fatal."""
+    """One measurement; a failure (the app crashed, timed out) is kept for the report, and the whole of
+    what the probe said in bench/out/failures/ (its traceback), then fails the run at the end."""
     try:
         return run(*args, **kwargs)
     except (RuntimeError, TimeoutError, subprocess.TimeoutExpired) as exc:
         raised = re.findall(r"\b\w+(?:Error|Exception|Exit)\b[^│\n]*", str(exc))
         ERRORS.append(f"{what}: {(raised[-1] if raised else str(exc).splitlines()[0]).strip()[:200]}")
-        log(f"  FAILED {what}")
+        kept = OUT / "failures" / f"{len(ERRORS):02d}-{re.sub(r'[^a-z0-9]+', '-', what.lower())}.txt"
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept.write_text(str(exc))
+        log(f"  FAILED {what} (see {kept.relative_to(OUT.parent.parent)})")
         return None
 
 

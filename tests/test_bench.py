@@ -9,8 +9,9 @@ import pytest
 from bench import run
 
 
-def test_a_failing_probe_fails_the_run_and_is_named(monkeypatch, capsys):
+def test_a_failing_probe_fails_the_run_and_is_named(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(run, "ERRORS", [])
+    monkeypatch.setattr(run, "OUT", tmp_path / "bench" / "out")
 
     def crashed() -> None:
         raise subprocess.CalledProcessError(1, "x") from None
@@ -25,5 +26,7 @@ def test_a_failing_probe_fails_the_run_and_is_named(monkeypatch, capsys):
     assert exited.value.code == 1
     said = capsys.readouterr().err
     assert "memory: ScreenStackError: No screens on stack" in said and "first screen" not in said.split("FAILED")[-1]
+    (kept,) = (tmp_path / "bench" / "out" / "failures").iterdir()
+    assert "Traceback" in kept.read_text()  # the probe's whole stderr, to find out why
     with pytest.raises(subprocess.CalledProcessError):  # not a probe's failure: the run stops at once
         run.attempt("other", crashed)

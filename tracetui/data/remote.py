@@ -34,7 +34,7 @@ from .errors import SourceError, Unreachable
 from .group_cache import GroupCache, write_table
 from .hub_reads import read_columns, read_row_group
 from .sources import HubFiles, Progress, ResolvedSource
-from .threads import ahead
+from .threads import ahead, parallel
 from .utf8 import valid_utf8
 
 LOADED = 64
@@ -88,7 +88,8 @@ class RemoteDataset(Storage):
         self._footers: dict[int, pq.FileMetaData] = {}
         self._loaded: dict[int, pa.RecordBatch] = {}
         self._logs: tuple[np.ndarray, pa.Array] | None = None  # (rows, their verifier logs), see keep_verifier_logs
-        self._fetching = threading.Lock()  # one row group fetch at a time
+        self._fetching: dict[int, threading.Lock] = {}  # one fetch of each row group at a time
+        self._locks = threading.Lock()  # `_fetching` changes
         self._keeping = threading.Lock()  # `_loaded` changes (the UI thread maps cached row groups too)
 
     @classmethod
@@ -128,7 +129,9 @@ class RemoteDataset(Storage):
         batch = self._loaded.get(group)
         if batch is not None:
             return batch
-        with self._fetching:
+        with self._locks:
+            fetching = self._fetching.setdefault(group, threading.Lock())
+        with fetching:
             batch = self._loaded.get(group) or self.cache.load(self.folder, group)
             if batch is None:
                 if not fetch:
@@ -154,9 +157,9 @@ class RemoteDataset(Storage):
         return True
 
     def fetch(self, rows) -> None:
-        """Fetch the row groups of `rows` that are not at hand. Raises Unreachable."""
-        for group in self._groups_of(rows):
-            self._group(group, fetch=True)
+        """Fetch the row groups of `rows` that are not at hand, all at once (one round trip to a far hub,
+        not one per row group). Raises Unreachable."""
+        parallel(lambda group: self._group(group, fetch=True), self._groups_of(rows))
 
     def keep_verifier_logs(
         self,
