@@ -962,10 +962,14 @@ class TriageScreen(Screen[None]):
     def action_copy_trial(self) -> None:
         from ...data.export import trial_markdown
 
-        if self.trial is None:
+        trial = self.trial
+        if trial is None:
             self._no_trial()
             return
-        self.status(copy_text(self.app, trial_markdown(self.session, self.trial), self.status, suffix=".md"))
+        self.when_ready(
+            (trial,),
+            lambda: self.status(copy_text(self.app, trial_markdown(self.session, trial), self.status, suffix=".md")),
+        )
 
     def _open_external(self, program: tuple[str, str], text: str, suffix: str = ".txt") -> None:
         problem = open_external(self.app, program, text, suffix)
@@ -988,10 +992,11 @@ class TriageScreen(Screen[None]):
     def action_pager_trial(self) -> None:
         from ...data.export import trial_markdown
 
-        if self.trial is None:
+        trial = self.trial
+        if trial is None:
             self._no_trial()
             return
-        self._open_external(PAGER, trial_markdown(self.session, self.trial), ".md")
+        self.when_ready((trial,), lambda: self._open_external(PAGER, trial_markdown(self.session, trial), ".md"))
 
     def action_editor(self) -> None:
         text = self._current_text()
