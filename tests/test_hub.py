@@ -337,3 +337,13 @@ def test_a_far_hub_waits_for_few_round_trips_before_the_first_conversation(demo,
     session.fetch(int(session.ordering.sort(session.facets.apply(session_filters()).visible, "task", False)[0]))
     print(f"\nround trips in a row: {listed} before the list, {hub.in_a_row()} with the first conversation")
     assert listed <= 4 and hub.in_a_row() <= 5
+
+
+def test_the_verifier_index_of_trials_without_a_log_fetches_no_row_group(demo, serve):
+    """The demo has trials whose verifier never ran (no log on any row): their summary needs no fetch."""
+    serve({REPO: demo})
+    remote = remote_session()
+    local = open_session(prepare([SourceSpec(str(demo))]))
+    assert any(local.verifier_output(t) is None for t in range(len(local)))
+    assert build_verifier_index(remote).short == build_verifier_index(local).short
+    assert not remote.datasets[0]._loaded  # every answer came from the streamed verifier column

@@ -168,27 +168,40 @@ class RemoteDataset(Storage):
         cancelled: Callable[[], bool] | None = None,
     ) -> None:
         """Stream the verifier column once (only it: it is small) and keep the logs of `rows`, on disk
-        for the next open; `verifier_output` of those rows then needs no row group."""
+        for the next open; `verifier_output` of those rows then needs no row group. The rows that have no
+        log are kept too (as none), so that a trial whose rows have none is answered without a fetch."""
         rows = np.unique(np.asarray(rows, dtype=np.int64))
         path = self.folder / "verifier-logs.arrow"
         kept = read_kept(path, lambda path: pa.ipc.open_file(pa.memory_map(str(path))).read_all())
-        if kept is not None and np.array_equal(kept.column("row").to_numpy(), rows):
-            self._logs = (rows, kept.column("log").combine_chunks())
+        if (
+            kept is not None
+            and (kept.schema.metadata or {}).get(b"none") == b"kept"
+            and np.isin(rows, kept.column("row").to_numpy()).all()
+        ):
+            self._logs = (kept.column("row").to_numpy(), kept.column("log").combine_chunks())
             return
-        logs = []
+        logs, chosen = [], []
         for number, piece in enumerate(self.scan(conversations=False, verifier=True, cancelled=cancelled)):
             found = piece.verifier
             assert found is not None  # asked for
             within = rows[np.searchsorted(rows, piece.start) : np.searchsorted(rows, piece.start + len(found))]
-            logs.append(found.take(pa.array(within - piece.start)).cast(pa.string()))
+            empty = np.flatnonzero(pc.is_null(found).to_numpy(zero_copy_only=False)) + piece.start
+            mine = np.union1d(within, empty)
+            logs.append(found.take(pa.array(mine - piece.start)).cast(pa.string()))
+            chosen.append(mine)
             if cancelled is not None and cancelled():  # the caller may be gone: no progress to report
                 raise InterruptedError("cancelled")
             if progress is not None:
                 progress((number + 1) / len(self.groups))
-        table = pa.table({"row": rows, "log": pa.concat_arrays(logs) if logs else pa.array([], pa.string())})
+        table = pa.table(
+            {
+                "row": np.concatenate(chosen) if chosen else np.zeros(0, dtype=np.int64),
+                "log": pa.concat_arrays(logs) if logs else pa.array([], pa.string()),
+            }
+        ).replace_schema_metadata({"none": "kept"})
         with contextlib.suppress(OSError):  # else kept in memory only
             write_atomically(path, lambda temporary: write_table(temporary, table))
-        self._logs = (rows, table.column("log").combine_chunks())
+        self._logs = (table.column("row").to_numpy(), table.column("log").combine_chunks())
 
     def verifier_output(self, row: int) -> str | None:
         if self._logs is not None:
