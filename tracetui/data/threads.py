@@ -1,8 +1,8 @@
-"""The one place tracetui starts threads of its own: daemon threads, for work that may wait on the network.
+"""The one place tracetui starts threads of its own: daemon threads, for work that exit must not wait for.
 
 Why daemon threads: the interpreter joins every other thread at exit (a `ThreadPoolExecutor`'s too), so a
-read stalled on a hub that stopped answering would hold up quitting until its timeouts ran out. Daemon
-threads are dropped at exit instead. Work that never waits on the network uses `concurrent.futures`
+read stalled on a hub that stopped answering would hold up quitting until its timeouts ran out (and a
+warm-up nobody waits for would delay it). Daemon threads are dropped at exit instead. Work that never waits on the network uses `concurrent.futures`
 (search, the findings workers) or Textual workers (the UI); nothing else calls `threading.Thread`.
 """
 
