@@ -17,6 +17,8 @@ import random
 import time
 from pathlib import Path
 
+import numpy as np
+
 from .probes import SIZE, report
 
 PAGE_LIMIT = 5000
@@ -52,19 +54,17 @@ def _ms(began: float, ended: float) -> float:
 
 
 async def toggles(screen, watcher, count: int) -> list[float]:
-    """Toggle outcome / model / result values on and off in the sidebar, as Enter on a value does."""
+    """Toggle outcome / model / result values on and off in the sidebar, as Enter on a value does. Each
+    value is found by what it is, not where it was: the rows reorder as counts change."""
     from tracetui.ui.widgets.facet_list import RowKind
     from tracetui.ui.widgets.trial_list import TrialList
 
     facets = screen.facet_list
-    values = [
-        i
-        for i, row in enumerate(facets.rows)
-        if row.kind is RowKind.VALUE and row.facet in ("outcome", "model", "result")
-    ]
+    values = [row for row in facets.rows if row.kind is RowKind.VALUE and row.facet in ("outcome", "model", "result")]
+    start = screen.state
     times = []
     for n in range(count):
-        facets.cursor = values[(n // 2) % len(values)]
+        facets.cursor = facets.rows.index(values[(n // 2) % len(values)])
         await asyncio.sleep(0.02)
         before = screen.state
         began = time.perf_counter()
@@ -73,6 +73,8 @@ async def toggles(screen, watcher, count: int) -> list[float]:
             TrialList, after=began, when=lambda before=before: screen.state is not before
         )
         times.append(_ms(began, painted))
+    if count % 2 == 0 and screen.state != start:
+        raise RuntimeError(f"toggling values on and off left the filters at {screen.state.describe()!r}")
     return times
 
 
@@ -126,8 +128,9 @@ async def measure(data: Path, toggle_count: int, switch_count: int, largest_coun
         screen, session = app.screen, app.session
         out["toggle_ms"] = await toggles(screen, watcher, toggle_count)
         order = [int(t) for t in screen.trial_list.order]
-        largest = int(session.trials.size.argmax())
-        small = int(session.trials.size.argmin())
+        listed = np.asarray(order)
+        sizes = session.trials.size[listed]
+        largest, small = int(listed[sizes.argmax()]), int(listed[sizes.argmin()])
         rng = random.Random(0)
         typical = rng.sample([t for t in order if t not in (largest, screen.trial)], min(switch_count, len(order) - 2))
         out["switch_ms"] = [await switch(screen, watcher, t) for t in typical]

@@ -161,12 +161,13 @@ def findings_speed(data: Data, repeat: int) -> dict:
 # --- through a hub -------------------------------------------------------------------------------
 class HubServer:
     """`tests.hub_server` in its own process (so serving does not slow the app it measures), serving
-    every dataset as `bench/demo-<rows>`."""
+    every dataset as `bench/demo-<rows>`; `delay` seconds added to every request (a far hub)."""
 
-    def __init__(self, datasets: list[Data]) -> None:
+    def __init__(self, datasets: list[Data], delay: float = 0.0) -> None:
         repos = [f"{repo_id(d)}={d.source}" for d in datasets]
+        self.delay = delay
         self.process = subprocess.Popen(
-            [PYTHON, "-m", "tests.hub_server", *repos],
+            [PYTHON, "-m", "tests.hub_server", *repos, "--delay", str(delay)],
             cwd=ROOT,
             text=True,
             stdout=subprocess.PIPE,
@@ -210,6 +211,10 @@ def _remote(data: Data, server: HubServer, mode: str, *args: str) -> dict:
 
 def remote_read(data: Data, server: HubServer, toggles: int, switches: int) -> dict:
     return _remote(data, server, "read", "--toggles", str(toggles), "--switches", str(switches))
+
+
+def remote_first(data: Data, server: HubServer) -> dict:
+    return _remote(data, server, "first")
 
 
 def remote_download(data: Data, server: HubServer) -> dict:

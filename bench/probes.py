@@ -59,12 +59,29 @@ def first_screen(kind: str, data: Path) -> None:
     report(**result)
 
 
+def triage_shown(app, watcher, widgets: tuple[type, ...] | None = None) -> bool:
+    """Whether the triage screen is up and `widgets` (all watched ones) have drawn text. Raises
+    RuntimeError, with the app's own error, once the app has ended: a probe that waited on a dead app
+    would otherwise fail later with Textual's "No screens on stack", which says nothing of why."""
+    from textual.app import ScreenStackError
+
+    from tracetui.ui.screens.triage import TriageScreen
+
+    try:
+        screen = app.screen
+    except ScreenStackError:
+        screen = None
+    if screen is None or app._exit_renderables or getattr(app, "_exception", None) is not None:
+        error = getattr(app, "_exception", None)
+        shown = "; ".join(str(r) for r in app._exit_renderables)[-500:]
+        raise RuntimeError(f"the app ended before its first screen: {error!r} {shown}".strip())
+    return isinstance(screen, TriageScreen) and watcher.ever_texted >= set(widgets or watcher.widgets)
+
+
 async def settled(app, pilot, watcher, timeout: float = 300) -> float:
     """Wait for the first screen, then for the app's background workers (e.g. the verifier index, built
     on first open); returns the seconds the background work went on after the first screen."""
-    from tracetui.ui.screens.triage import TriageScreen
-
-    while not (isinstance(app.screen, TriageScreen) and watcher.ever_texted >= set(watcher.widgets)):
+    while not triage_shown(app, watcher):
         await pilot.pause(0.01)
     began = time.perf_counter()
     await asyncio.wait_for(app.workers.wait_for_complete(), timeout)
@@ -98,11 +115,11 @@ async def _memory(data: Path) -> dict:
         out["first_screen"] = snapshot()
         screen, session = app.screen, app.session
         conversation = type(screen.conversation)
-        for trial in session.trials.size.argsort()[::-1][:10]:
-            if trial == screen.trial:  # already shown
+        listed = screen.trial_list.order
+        for position in session.trials.size[listed].argsort()[::-1][:10]:
+            if listed[position] == screen.trial:  # already shown
                 continue
-            position = int((screen.trial_list.order == trial).nonzero()[0][0])
-            screen.trial_list.move_to(position)
+            screen.trial_list.move_to(int(position))
             await watcher.next_paint(conversation, after=time.perf_counter())
         out["largest_10"] = snapshot()
         found = search(session, COMMON_NEEDLE)

@@ -2,11 +2,13 @@
 process of bench/run.py that prints one `BENCH` line.
 
     python -m bench.remote read REPO [--toggles 30] [--switches 10]
+    python -m bench.remote first REPO
     python -m bench.remote download REPO
 
 `read` (as `--no-download`): the first screen (trial list, then the first conversation, fetched), the
 bytes the server sent by then and memory; facet toggles; switches to trials whose text is not fetched
-yet; a full-text search streamed from the hub. `download`: the first screen, then the background
+yet; a full-text search streamed from the hub. `first`: the first screen only, with the round trips
+in a row the server saw by then (for a far hub). `download`: the first screen, then the background
 download and conversion until the session reads the local copy. HF_ENDPOINT names the server;
 TRACETUI_CACHE_DIR and HF_HOME are fresh for every run (a first open).
 """
@@ -25,29 +27,41 @@ from .memory import snapshot
 from .probes import COMMON_NEEDLE, SIZE, report
 
 
+def stats(until: float | None = None) -> dict:
+    """The hub server's counts: `bytes_served`, `requests`, and `in_a_row`, the round trips in a row of
+    this process's requests answered by `until` (time.monotonic(), shared with the server's process)."""
+    query = f"?since={BEGAN}" + ("" if until is None else f"&until={until}")
+    with urllib.request.urlopen(os.environ["HF_ENDPOINT"] + "/_stats" + query) as response:
+        return json.loads(response.read())
+
+
 def served() -> int:
     """File bytes the hub server has sent since this process started (it serves every run)."""
-    with urllib.request.urlopen(os.environ["HF_ENDPOINT"] + "/_stats") as response:
-        return json.loads(response.read())["bytes_served"] - START
+    return stats()["bytes_served"] - START
 
 
 START = 0
+BEGAN = time.monotonic()
 
 
 async def first_screen(app, pilot, watcher) -> dict:
     """Monotonic times (shared with the parent) and server bytes when the list, then the first
     conversation's messages, were painted."""
-    from tracetui.ui.screens.triage import TriageScreen
     from tracetui.ui.widgets.trial_list import TrialList
 
-    while not (isinstance(app.screen, TriageScreen) and TrialList in watcher.ever_texted):
+    from .probes import triage_shown
+
+    while not triage_shown(app, watcher, (TrialList,)):
         await pilot.pause(0.005)
-    out = {"list_at": time.monotonic(), "list_bytes": served(), "list_memory": snapshot()}
+    listed = time.monotonic()
+    out = {"list_at": listed, "list_bytes": served(), "list_memory": snapshot()}
     screen = app.screen
     while not screen.conversation.messages:
         await pilot.pause(0.005)
     await pilot.pause()
-    out.update(conversation_at=time.monotonic(), conversation_bytes=served())
+    shown = time.monotonic()
+    out.update(conversation_at=shown, conversation_bytes=served())
+    out.update(list_in_a_row=stats(listed)["in_a_row"], conversation_in_a_row=stats(shown)["in_a_row"])
     return out
 
 
@@ -106,6 +120,24 @@ async def read(repo: str, toggle_count: int, switch_count: int) -> dict:
     return out
 
 
+async def first(repo: str) -> dict:
+    from tracetui.data.session import prepare
+    from tracetui.data.sources import SourceSpec
+    from tracetui.ui.app import StartOptions, TraceApp
+
+    from .apps import tracetui_widgets
+    from .frames import FrameWatcher
+
+    app = TraceApp(prepare([SourceSpec(repo)], progressive=True), StartOptions(download=False))
+    watcher = FrameWatcher(tracetui_widgets())
+    watcher.install(app)
+    async with app.run_test(size=SIZE) as pilot:
+        out = await first_screen(app, pilot, watcher)
+        for worker in list(app.workers):
+            worker.cancel()
+    return out
+
+
 async def download(repo: str) -> dict:
     from tracetui.data.session import prepare
     from tracetui.data.sources import SourceSpec
@@ -130,15 +162,17 @@ async def download(repo: str) -> dict:
 
 def main() -> None:
     global START
-    START = served()
+    START = stats()["bytes_served"]
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=("read", "download"))
+    parser.add_argument("mode", choices=("read", "first", "download"))
     parser.add_argument("repo")
     parser.add_argument("--toggles", type=int, default=30)
     parser.add_argument("--switches", type=int, default=10)
     args = parser.parse_args()
     if args.mode == "read":
         report(**asyncio.run(read(args.repo, args.toggles, args.switches)))
+    elif args.mode == "first":
+        report(**asyncio.run(first(args.repo)))
     else:
         report(**asyncio.run(download(args.repo)))
 

@@ -310,6 +310,36 @@ def hub_rows(rows: int, size: dict) -> list[Row]:
     return out
 
 
+def far_rows(rows: int, size: dict) -> list[Row]:
+    """The first screen through a hub that delays every request, against the local first screen."""
+    label = _label(rows)
+    local = med([r["seconds"] for r in size["headless"]["tracetui"]])
+    out = []
+    for delay, runs in size["far"].items():
+        ms = float(delay) * 1000
+        listed, shown = med([r["list_seconds"] for r in runs]), med([r["conversation_seconds"] for r in runs])
+        trips = max(r["conversation_in_a_row"] for r in runs)
+        target, met = ("≤ local + 0.6 s", shown <= local + 0.6) if ms == 100 else ("—", None)
+        out.append(
+            Row(
+                f"far hub, +{ms:.0f} ms a request: list / first conversation, {label} (local {local:.2f} s)",
+                f"{listed:.2f} / {shown:.2f} s",
+                target=target,
+                met=met,
+            )
+        )
+        if ms:  # without latency, requests of one round need not overlap: the count means nothing
+            out.append(
+                Row(
+                    f"far hub, +{ms:.0f} ms: round trips in a row (at most), list / first conversation, {label}",
+                    f"{max(r['list_in_a_row'] for r in runs)} / {trips}",
+                    target="≤ 5",
+                    met=trips <= 5,
+                )
+            )
+    return out
+
+
 def _ok(size: dict) -> dict:
     """The size's results without failed runs (None): lists lose them, failed single results stay None."""
 
@@ -328,7 +358,7 @@ def build_rows(results: dict) -> list[Row]:
     for rows_text, size in results["sizes"].items():
         rows = int(rows_text)
         makers = [first_screen_rows, open_rows, memory_rows, interaction_rows, search_rows, findings_rows]
-        for make in makers + ([hub_rows] if "remote" in size else []):
+        for make in makers + ([hub_rows] if "remote" in size else []) + ([far_rows] if "far" in size else []):
             try:
                 out.extend(make(rows, _ok(size)))
             except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError):

@@ -1,13 +1,15 @@
 """Measure tracetui against the targets of the performance issue and write BENCHMARKS.md.
 
-    python bench/run.py [--quick] [--rows 4000,40000,400000] [--reuse] [--no-hub]
+    python bench/run.py [--quick] [--rows 4000,40000,400000] [--reuse] [--no-hub] [--delays 0.1,0.3]
 
 Generates the demo datasets under bench/out/ (kept for --reuse; 400,000 rows are the 40k demo repeated
 with lighter text, see scale.py), converts them, then measures time to first screen (headless and in a
 pty, warm and cold page cache, against the floor and the naive route), first open with conversion,
 memory, interaction latency, full-text search and the findings index; then, through a local hub server (tests/hub_server.py),
 the first screen, bytes read, memory, interaction and a streamed search before any download, and the
-download until the switch to the local copy. Raw results go to bench/out/results.json.
+download until the switch to the local copy; then the first screen through a far hub (every request
+delayed by each of `--delays` seconds) on the smallest size. Raw results go to bench/out/results.json.
+A probe that fails is named and makes the run exit with status 1 (after writing what it measured).
 """
 
 from __future__ import annotations
@@ -73,13 +75,17 @@ ERRORS: list[str] = []
 
 
 def attempt(what: str, run, *args, **kwargs):
-    """One measurement; a failure (the app crashed, timed out) is kept for the report, not fatal."""
+    """One measurement; a failure (the app crashed, timed out) is kept for the report, and the whole of
+    what the probe said in bench/out/failures/ (its traceback), then fails the run at the end."""
     try:
         return run(*args, **kwargs)
     except (RuntimeError, TimeoutError, subprocess.TimeoutExpired) as exc:
         raised = re.findall(r"\b\w+(?:Error|Exception|Exit)\b[^│\n]*", str(exc))
         ERRORS.append(f"{what}: {(raised[-1] if raised else str(exc).splitlines()[0]).strip()[:200]}")
-        log(f"  FAILED {what}")
+        kept = OUT / "failures" / f"{len(ERRORS):02d}-{re.sub(r'[^a-z0-9]+', '-', what.lower())}.txt"
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept.write_text(str(exc))
+        log(f"  FAILED {what} (see {kept.relative_to(OUT.parent.parent)})")
         return None
 
 
@@ -142,6 +148,19 @@ def measure_remote(data: measure.Data, server: measure.HubServer, n: dict) -> di
     return remote
 
 
+def measure_far(data: measure.Data, delays: list[float], n: dict) -> dict:
+    """The first screen through a hub that adds each of `delays` seconds to every request."""
+    far = {}
+    for delay in delays:
+        with measure.HubServer([data], delay) as server:
+            far[str(delay)] = [
+                attempt(f"far hub {delay * 1000:.0f} ms", measure.remote_first, data, server)
+                for _ in range(n["remote"])
+            ]
+        log(f"  through a hub {delay * 1000:.0f} ms away: done")
+    return far
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="4,000 rows only, fewer runs; BENCHMARKS.md untouched")
@@ -149,7 +168,11 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="reuse the datasets already under bench/out/")
     parser.add_argument("--no-write", action="store_true", help="print the table, leave BENCHMARKS.md alone")
     parser.add_argument("--no-hub", action="store_true", help="skip the figures through a local hub server")
+    parser.add_argument(
+        "--delays", default="0,0.1,0.3", help="seconds a far hub adds to every request, comma-separated ('' for none)"
+    )
     args = parser.parse_args()
+    delays = [float(x) for x in args.delays.split(",") if x.strip()]
     sizes = [4000] if args.quick else [int(x) for x in args.rows.split(",")]
     n = repeats(args.quick)
     OUT.mkdir(parents=True, exist_ok=True)
@@ -171,6 +194,9 @@ def main() -> None:
             for data in prepared:
                 log(f"{data.rows:,} rows through the hub")
                 results["sizes"][str(data.rows)]["remote"] = measure_remote(data, server, n)
+        if delays:
+            log(f"{prepared[0].rows:,} rows through a far hub")
+            results["sizes"][str(prepared[0].rows)]["far"] = measure_far(prepared[0], delays, n)
     results["machine"]["load average at end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
     results["machine"]["bench wall time"] = f"{time.monotonic() - began:.0f} s"
     results["machine"]["runs"] = ", ".join(f"{k} {v}" for k, v in n.items())
@@ -183,6 +209,14 @@ def main() -> None:
         command = "python bench/run.py " + " ".join(sys.argv[1:])
         text = report.markdown(rows, results["machine"], command.strip(), ERRORS)
         report.write_markdown(measure.ROOT / "BENCHMARKS.md", text)
+    fail_if_any()
+
+
+def fail_if_any() -> None:
+    """A probe that failed fails the run: each one named with its error on stderr, exit status 1."""
+    if ERRORS:
+        print(f"FAILED: {len(ERRORS)} probe(s): " + "; ".join(ERRORS), file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

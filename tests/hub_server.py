@@ -81,6 +81,7 @@ class FakeHub:
         """Cleared, whole-file downloads of parquet files wait until it is set again (range reads do not)."""
         self.bytes_served = 0
         self.requests: list[tuple[str, str, str | None]] = []  # (method, path, range header)
+        self.spans: list[tuple[float, float]] = []  # (began, answered) of every request, time.monotonic()
         self._lock = threading.Lock()
         self._sending = 0  # response bodies being sent now
         self._connections: set[socket.socket] = set()
@@ -120,6 +121,19 @@ class FakeHub:
         with self._lock:
             self.bytes_served = 0
             self.requests.clear()
+            self.spans.clear()
+
+    def in_a_row(self, since: float = float("-inf"), until: float = float("inf")) -> int:
+        """Round trips in a row: the most requests (begun from `since`, answered by `until`, time.monotonic())
+        of which each began after the one before it was answered. A far hub makes a client wait that many
+        times its latency."""
+        with self._lock:
+            spans = sorted((end, began) for began, end in self.spans if since <= began and end <= until)
+        count, free = 0, float("-inf")
+        for end, began in spans:  # the earliest-answered request that fits next, as in interval scheduling
+            if began >= free:
+                count, free = count + 1, end
+        return count
 
     def __enter__(self) -> FakeHub:
         return self.start()
@@ -140,6 +154,8 @@ class FakeHub:
 
 
 class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # clients open tens of connections at once: a backlog of 5 drops some for 1 s
+
     def handle_error(self, request, client_address) -> None:  # a client that hung up is not news
         pass
 
@@ -183,17 +199,28 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
         def _route(self, method: str) -> None:
             url = urlsplit(self.path)
             path, query = unquote(url.path), parse_qs(url.query)
+            if path == "/_stats":  # for a benchmark in another process: not a request to the hub
+                since, until = (float(query[k][0]) if k in query else None for k in ("since", "until"))
+                in_a_row = hub.in_a_row(since or float("-inf"), until or float("inf"))
+                with hub._lock:
+                    self._json({"bytes_served": hub.bytes_served, "requests": len(hub.requests), "in_a_row": in_a_row})
+                return
+            began = time.monotonic()
             with hub._lock:
                 hub.requests.append((method, path, self.headers.get("Range")))
             if hub.delay:
                 time.sleep(hub.delay)
+            try:
+                self._answer(method, path, query)
+            finally:
+                with hub._lock:
+                    hub.spans.append((began, time.monotonic()))
+
+        def _answer(self, method: str, path: str, query: dict) -> None:
             body = b""
             if method == "POST":
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            if path == "/_stats":  # for a benchmark in another process
-                with hub._lock:
-                    self._json({"bytes_served": hub.bytes_served, "requests": len(hub.requests)})
-            elif match := _API.match(path):
+            if match := _API.match(path):
                 self._api(method, match, query, body)
             elif match := _RESOLVE.match(path):
                 self._resolve(method, *match.groups())

@@ -157,7 +157,7 @@ def test_invalid_utf8_read_from_the_hub_is_the_same_as_converted(base, tmp_path,
         assert build_verifier_index(remote).short == build_verifier_index(local).short  # the streamed logs
         for trial in range(len(remote)):
             assert remote.info(trial).provider.endswith("\ufffd")
-            remote.load(trial)
+            remote.fetch(trial)
             assert remote.history(trial) == local.history(trial)
             assert (
                 remote.verifier_output(trial)

@@ -247,14 +247,14 @@ def test_a_damaged_remote_folder_is_rebuilt_with_one_line(name, hub_traces, monk
     with FakeHub({"org/traces": hub_traces}) as hub:
         use_hub(monkeypatch, hub.url)
         first = open_session(prepare([SourceSpec("org/traces")], progressive=True))
-        first.load(0)
+        first.fetch(0)
         first.gather_verifier_logs()
         folder, history = first.datasets[0].folder, first.history(0).messages
         released()
         DAMAGES["truncated"](folder / name)
         with caplog.at_level(logging.WARNING, logger="tracetui"):
             again = open_session(prepare([SourceSpec("org/traces")], progressive=True))
-            again.load(0)
+            again.fetch(0)
             again.gather_verifier_logs()
         lines = [record.getMessage() for record in caplog.records]
         assert len(lines) == 1 and lines[0].startswith("cache for org/traces was damaged"), lines

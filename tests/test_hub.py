@@ -70,7 +70,7 @@ def test_the_first_screen_reads_a_few_percent_of_the_bytes(big, serve):
     assert session.remote == [0] and not session.local_ready.is_set()
     listed = hub.bytes_served
     first = int(session.ordering.sort(session.facets.apply(session_filters()).visible, "task", False)[0])
-    session.load(first)
+    session.fetch(first)
     session.verifier_output(first)
     total = data_bytes(hub, REPO)
     print(
@@ -104,7 +104,7 @@ def test_remote_reading_matches_the_local_copy(demo, serve):
         local.info(t).trial_name for t in range(len(local))
     ]
     for trial in range(len(remote)):
-        remote.load(trial)
+        remote.fetch(trial)
         assert remote.history(trial) == local.history(trial)
         assert remote.verifier_output(trial) == local.verifier_output(trial)
     for pattern, regex in (("pytest", False), (r"Error\w+", True)):
@@ -162,7 +162,7 @@ def test_row_groups_kept_on_disk_stay_within_the_cache_size(big, serve, tmp_path
     session = remote_session(cache_size=1)  # less than one row group: only the last one fetched stays
     dataset = session.datasets[0]
     for trial in (0, len(session) // 2, len(session) - 1):
-        session.load(trial)
+        session.fetch(trial)
     last = dataset._group_of(int(session.trials.rows(len(session) - 1)[-1]))
     assert list(cache_dir().glob("*.remote/groups/*.arrow")) == [GroupCache.path(dataset.folder, last)]
     assert len(dataset.groups) > 3
@@ -239,11 +239,11 @@ def test_the_hub_going_away_is_one_line_and_what_was_read_stays(big, serve):
     hub = serve({REPO: big})
     session = remote_session()
     last = len(session) - 1
-    session.load(0)
+    session.fetch(0)
     hub.stop()
     began = time.monotonic()
     with pytest.raises(SourceError) as failure:
-        session.load(last)
+        session.fetch(last)
     assert time.monotonic() - began < 10  # no retry back-off
     assert "\n" not in str(failure.value)
     assert session.history(0).messages  # read before: still there
@@ -268,7 +268,8 @@ def test_an_unreachable_hub_fails_over_quickly(kind, monkeypatch, tmp_path, demo
             prepare([SourceSpec("org/never-seen")], progressive=True)
         elapsed = time.monotonic() - began
         if kind == "silent":
-            assert silent.connections == 2  # one request each, no retries
+            # one request each, no retries; the card is asked for beside the listing of a dataset never opened
+            assert silent.connections == 3
     assert elapsed < 12
 
 
@@ -282,3 +283,69 @@ def test_offline_mode_sends_nothing(demo, serve, monkeypatch):
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
     session = open_session(prepare([SourceSpec(REPO)], progressive=True))
     assert session.local_ready.is_set() and hub.requests == []
+
+
+def test_reading_a_trial_never_fetches_fetching_is_one_call(demo, serve):
+    from tracetui.data.dataset import NotFetched
+
+    hub = serve({REPO: demo})
+    session = remote_session()
+    trial = next(t for t in range(len(session)) if not session.ready(t))
+    hub.reset_counts()
+    with pytest.raises(NotFetched):
+        session.history(trial)
+    assert hub.requests == []  # it said "not here yet" without asking the hub
+    history = session.fetch(trial)
+    assert history.messages and session.ready(trial) and session.history(trial) == history
+
+
+def test_the_first_conversation_reads_only_its_own_row_groups(big, serve):
+    import pyarrow.parquet as pq
+
+    hub = serve({REPO: big})
+    session = remote_session()
+    first = int(session.ordering.sort(session.facets.apply(session_filters()).visible, "task", False)[0])
+    dataset = session.datasets[0]
+    rows = session.trials.rows(first)
+    mine = {(g.file, g.index) for g in (dataset.groups[dataset._group_of(int(r))] for r in rows)}
+    hub.reset_counts()
+    session.fetch(first)
+    names = sorted(name for name in hub.repos[REPO].files if name.endswith(".parquet"))
+    allowed: dict[str, list[tuple[int, int]]] = {}
+    for number, name in enumerate(names):
+        footer = pq.ParquetFile(hub.repos[REPO].files[name]).metadata
+        for index in range(footer.num_row_groups):
+            if (number, index) in mine:
+                group = footer.row_group(index)
+                chunks = [group.column(j) for j in range(group.num_columns)]
+                starts = [c.dictionary_page_offset or c.data_page_offset for c in chunks]
+                end = max(s + c.total_compressed_size for s, c in zip(starts, chunks))
+                allowed.setdefault(name, []).append((min(starts), end))
+    reads = [(path.rsplit("/", 1)[-1], ranged) for method, path, ranged in hub.requests if method == "GET"]
+    assert reads
+    for name, ranged in reads:
+        first_byte, last_byte = (int(x) for x in ranged.removeprefix("bytes=").split("-"))
+        assert any(start <= first_byte and last_byte < end for start, end in allowed[f"data/{name}"]), ranged
+    assert hub.bytes_served <= 0.05 * data_bytes(hub, REPO)
+
+
+def test_a_far_hub_waits_for_few_round_trips_before_the_first_conversation(demo, serve):
+    """Every request waits 0.2 s: the card beside the listing, the split found in that listing, every
+    footer and then every column chunk in flight together, then the first trial's row groups."""
+    hub = serve({REPO: demo})
+    hub.delay = 0.2
+    session = remote_session()
+    listed = hub.in_a_row()
+    session.fetch(int(session.ordering.sort(session.facets.apply(session_filters()).visible, "task", False)[0]))
+    print(f"\nround trips in a row: {listed} before the list, {hub.in_a_row()} with the first conversation")
+    assert listed <= 4 and hub.in_a_row() <= 5
+
+
+def test_the_verifier_index_of_trials_without_a_log_fetches_no_row_group(demo, serve):
+    """The demo has trials whose verifier never ran (no log on any row): their summary needs no fetch."""
+    serve({REPO: demo})
+    remote = remote_session()
+    local = open_session(prepare([SourceSpec(str(demo))]))
+    assert any(local.verifier_output(t) is None for t in range(len(local)))
+    assert build_verifier_index(remote).short == build_verifier_index(local).short
+    assert not remote.datasets[0]._loaded  # every answer came from the streamed verifier column

@@ -165,6 +165,22 @@ async def test_compare_fetches_the_other_attempt_first(hub):
         assert app.session.ready(other)
 
 
+async def test_compare_opened_on_trials_not_fetched_reads_them_first(hub):
+    """Head-to-head opens the compare screen directly: it says it is loading, fetches both, then shows them."""
+    from tracetui.ui.screens.compare import CompareScreen
+
+    app = make_app(prepare([SourceSpec(REPO)], progressive=True), StartOptions(download=False))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        waiting = [t for t in range(len(app.session)) if not app.session.ready(t)][:2]
+        assert len(waiting) == 2
+        compare = CompareScreen(app.session, *waiting)
+        await app.push_screen(compare)
+        await until(pilot, lambda: all(side.messages for side in compare.sides), "both sides' text")
+        assert app.is_running and all(app.session.ready(t) for t in waiting)
+        assert screen is not app.screen
+
+
 def test_quitting_during_a_stalled_download_is_prompt(traces):
     """In a real pty: the hub accepts the download and never sends a byte; `q` still quits at once."""
     import os

@@ -156,7 +156,7 @@ def build_prompt(
     """The prompt asking `question` of `trial` within `budget` tokens of trial text. `evidence()` (called
     only for a trial that does not fit) gives the messages its findings point at, which it keeps.
     Reads a trial of a remote dataset from the hub first (call it off the UI thread)."""
-    history = session.load(trial)
+    history = session.fetch(trial)
     messages = history.messages
     info = session.info(trial)
     verifier = _verifier_text(info.outcome, info.result, session.verifier_output(trial))

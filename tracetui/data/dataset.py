@@ -40,6 +40,11 @@ class Piece:
     """Each row holds only the messages it adds to its trial's history, not the whole nested prefix."""
 
 
+class NotFetched(LookupError):
+    """The text asked for is on the hub and not here yet: reading never waits for the network, fetching
+    is the explicit `Storage.fetch` / `Session.fetch`."""
+
+
 class Storage:
     """Rows of a dataset: `meta` (the short columns, one row per dataset row) and text read by row."""
 
@@ -56,7 +61,8 @@ class Storage:
         return self.source.dataset_id
 
     def _locate(self, row: int) -> tuple[pa.RecordBatch, int]:
-        """The data batch holding `row`, and the row's index in it."""
+        """The data batch holding `row`, and the row's index in it; raises NotFetched when it is remote
+        and not fetched yet."""
         raise NotImplementedError
 
     def scan(self, conversations: bool, verifier: bool, cancelled: Callable[[], bool] | None = None) -> Iterator[Piece]:
@@ -71,8 +77,9 @@ class Storage:
         """Whether the text of `rows` can be read without waiting for the network."""
         return True
 
-    def load(self, rows: Iterable[int]) -> None:
-        """Make the text of `rows` ready (a remote dataset fetches it; call it off the UI thread)."""
+    def fetch(self, rows: Iterable[int]) -> None:
+        """Make the text of `rows` ready: the one call that waits for the network (a remote dataset
+        fetches it; call it off the UI thread)."""
 
     def keep_verifier_logs(
         self,

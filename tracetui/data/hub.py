@@ -1,9 +1,10 @@
 """Talking to the Hugging Face hub: one quick look at a repo, its cached snapshots, downloads.
 
-Everything goes through `huggingface_hub` (its endpoint, token, cache layout and offline switch). One
-thing is ours: the first request of an open has a short timeout and no retries, so an unreachable hub
-fails over to the cache in ~3 s instead of ~24 s of retry back-off. Reading files by byte range is
-`hub_reads`.
+Everything goes through `huggingface_hub` (its endpoint, token, cache layout and offline switch). Two
+things are ours: the first request of an open has a short timeout and no retries, so an unreachable hub
+fails over to the cache in ~3 s instead of ~24 s of retry back-off; and the dataset card is asked for
+beside it, in one GET, so that a far hub costs one round trip before the split is known, not three.
+Reading files by byte range is `hub_reads`.
 
 Imported only when a source is a hub dataset: a local open never loads huggingface_hub.
 """
@@ -11,15 +12,17 @@ Imported only when a source is a hub dataset: a local open never loads huggingfa
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..paths import write_atomically
+from ..paths import cache_dir, write_atomically
 from .errors import SourceError, Unreachable, first_line
-from .hub_reads import parallel
+from .hub_reads import get_file
 from .sources import HubFiles
+from .threads import detached, parallel
 
 FAILOVER_SECONDS = 3.0
 """The first request of an open: after this long without an answer, the hub counts as unreachable."""
@@ -49,15 +52,24 @@ class Snapshot:
     commit: str
     folder: Path  # the HF cache snapshot folder: where its files are, or download into
     sizes: dict[str, int] | None  # every file's size, from the hub; None when only the cache was read
+    fetched_card: tuple[str, bytes] | None = None  # (its commit, its text), asked for beside the listing
 
     def card(self) -> Path | None:
-        """The dataset card (README.md), fetched into the HF cache when the hub has one; None without one."""
+        """The dataset card (README.md) when the hub has one (kept in the cache), None without one."""
         if self.sizes is None:
             card = self.folder / "README.md"
             return card if card.is_file() else None
         if "README.md" not in self.sizes:
             return None
-        from huggingface_hub import hf_hub_download
+        kept = _kept_card(self.repo_id, self.commit)
+        if kept.is_file():
+            return kept
+        if self.fetched_card is not None and self.fetched_card[0] == self.commit:
+            with contextlib.suppress(OSError):
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                write_atomically(kept, self.fetched_card[1])
+                return kept
+        from huggingface_hub import hf_hub_download  # the branch moved, or the card could not be kept
 
         try:
             return Path(hf_hub_download(self.repo_id, "README.md", repo_type="dataset", revision=self.commit))
@@ -74,8 +86,11 @@ def locate(repo_id: str, revision: str | None) -> Snapshot:
     """
     quiet()
     if not offline():
+        last = _last_commit(repo_id, revision)
+        known = last.is_file() and _kept_card(repo_id, last.read_text()).is_file()
         try:
-            commit, sizes = _listing(repo_id, revision)
+            card = detached(lambda: None if known else _card(repo_id, revision), "tracetui-card")
+            commit, sizes = _listing(repo_id, revision)  # meanwhile
         except Unreachable as exc:
             folder = _cached_snapshot(repo_id, revision)
             if folder is None:
@@ -83,7 +98,10 @@ def locate(repo_id: str, revision: str | None) -> Snapshot:
                     f"{repo_id}: cannot reach the Hugging Face hub ({exc}) and it is not in the local cache"
                 ) from None
         else:
-            return Snapshot(repo_id, commit, snapshot_folder(repo_id, commit), sizes)
+            with contextlib.suppress(OSError):
+                last.parent.mkdir(parents=True, exist_ok=True)
+                write_atomically(last, commit.encode())
+            return Snapshot(repo_id, commit, snapshot_folder(repo_id, commit), sizes, card.result())
     else:
         folder = _cached_snapshot(repo_id, revision)
         if folder is None:
@@ -110,6 +128,33 @@ def _listing(repo_id: str, revision: str | None) -> tuple[str, dict[str, int]]:
     if info.sha is None:
         raise Unreachable("the hub did not say which commit it serves")
     return info.sha, {s.rfilename: int(s.size or 0) for s in info.siblings or ()}
+
+
+def _kept_card(repo_id: str, commit: str) -> Path:
+    """Where the card of `repo_id` at `commit` is kept once read."""
+    return cache_dir() / "hub-cards" / f"{_key(repo_id, commit)}.md"
+
+
+def _last_commit(repo_id: str, revision: str | None) -> Path:
+    """Where the commit `revision` named at the last open is kept: when its card is kept too, the next
+    open does not ask for the card again (the commit is still the same, most of the time)."""
+    return cache_dir() / "hub-cards" / f"{_key(repo_id, revision or 'main')}.commit"
+
+
+def _key(*parts: str) -> str:
+    return hashlib.sha256("@".join(parts).encode()).hexdigest()[:24]
+
+
+def _card(repo_id: str, revision: str | None) -> tuple[str, bytes] | None:
+    """(commit, text) of the dataset card at `revision`, in one GET; None when there is none or the hub
+    does not give it (the listing's request says why)."""
+    from huggingface_hub import hf_hub_url
+
+    url = hf_hub_url(repo_id, "README.md", repo_type="dataset", revision=revision or "main")
+    try:
+        return get_file(url, FAILOVER_SECONDS)
+    except Exception:
+        return None
 
 
 def _explain(repo_id: str, revision: str | None, exc: Exception) -> Exception:
@@ -194,7 +239,7 @@ def _byte_counter(report: Callable[[int], None]) -> type:
     """A tqdm stand-in for huggingface_hub's downloads that passes each chunk's size to `report`."""
 
     class ByteCounter:
-        def __init__(self, *args, initial: int = 0, **kwargs) -> None:
+        def __init__(self, *args: object, initial: int = 0, **kwargs: object) -> None:
             if initial:
                 report(initial)
 
@@ -204,7 +249,7 @@ def _byte_counter(report: Callable[[int], None]) -> type:
         def __enter__(self) -> ByteCounter:
             return self
 
-        def __exit__(self, *exc) -> None:
+        def __exit__(self, *exc: object) -> None:
             pass
 
         def close(self) -> None:

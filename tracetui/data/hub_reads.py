@@ -2,26 +2,30 @@
 percent of the bytes for the short columns), one row group at a time, on parallel connections.
 
 Range reads retry once, briefly, so a hub that goes away mid-session is reported at once rather than
-after huggingface_hub's retry back-off. The threads are daemon threads (see `parallel`). Imported only
-when a source is read from the hub.
+after huggingface_hub's retry back-off. A far hub costs its latency once per round of requests, not per
+request: the footers of every file are asked for at once and the column chunks of each file as soon as
+its footer is in, on up to READERS connections (`threads`: daemon threads). Imported only when a source
+is read from the hub.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar
+from concurrent.futures import Future
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .errors import SourceError, Unreachable, first_line
 from .sources import HubFiles
+from .threads import DaemonPool
 
-T = TypeVar("T")
-R = TypeVar("R")
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
 
 READ_TIMEOUT = 5.0
 """A range read gives up after this long without a byte (once more after a short pause)."""
@@ -32,83 +36,9 @@ PART_BYTES = 4 << 20
 COALESCE_BYTES = 8 << 10
 """Ranges closer than this are fetched as one, as pyarrow's own read coalescing does: a small gap (a small
 column between two short ones) costs less than another request; a row group's text never fits in one."""
-
-
-def parallel(
-    work: Callable[[T], R], items: list[T], workers: int = 8, done: Callable[[int], None] | None = None
-) -> list[R]:
-    """`[work(item) for item in items]` on up to `workers` daemon threads, raising the first error;
-    `done(count)` after each item.
-
-    Daemon threads, not a ThreadPoolExecutor: the interpreter joins those at exit, so a read stalled
-    on a hub that stopped answering would hold up quitting until its timeouts ran out.
-    """
-    if len(items) <= 1 or workers <= 1:
-        return [work(item) for item in items]
-    results: list = [None] * len(items)
-    finished = 0
-    errors: list[BaseException] = []
-    pending = iter(range(len(items)))
-    lock = threading.Lock()
-
-    def run() -> None:
-        nonlocal finished
-        while True:
-            with lock:
-                if errors:
-                    return
-                index = next(pending, -1)
-            if index < 0:
-                return
-            try:
-                results[index] = work(items[index])
-            except BaseException as exc:  # handed to the caller
-                with lock:
-                    errors.append(exc)
-                return
-            if done is not None:
-                with lock:
-                    finished += 1
-                    done(finished)
-
-    threads = [threading.Thread(target=run, name="tracetui-hub", daemon=True) for _ in range(min(workers, len(items)))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-    return results
-
-
-def ahead(work: Callable[[int], R], items: range, depth: int) -> Iterator[R]:
-    """`work(item)` for each item, in order, with up to `depth` more running ahead on daemon threads
-    (a streamed scan fetches the next row groups while the current one is searched)."""
-    slots: dict[int, tuple[threading.Event, list]] = {}
-
-    def start(position: int) -> None:
-        done, box = threading.Event(), list[tuple[bool, Any]]()
-
-        def run() -> None:
-            try:
-                box.append((True, work(items[position])))
-            except BaseException as exc:  # handed to the consumer
-                box.append((False, exc))
-            done.set()
-
-        slots[position] = (done, box)
-        threading.Thread(target=run, name="tracetui-ahead", daemon=True).start()
-
-    for position in range(len(items)):
-        for upcoming in range(position, min(position + depth + 1, len(items))):
-            if upcoming not in slots:
-                start(upcoming)
-        done, box = slots.pop(position)
-        done.wait()
-        succeeded, value = box[0]
-        if not succeeded:
-            raise value
-        yield value
+READERS = 64
+"""Requests in flight at once: the short columns of a 4,000-row dataset (a range per row group) in one
+round trip; a far hub's latency, not its bandwidth, is what a few hundred small reads wait for."""
 
 
 def get_range(url: str, start: int, end: int) -> bytes:
@@ -134,6 +64,18 @@ def get_range(url: str, start: int, end: int) -> bytes:
             raise Unreachable(failure)
         time.sleep(0.5)
     raise AssertionError("not reached")
+
+
+def get_file(url: str, timeout: float) -> tuple[str, bytes] | None:
+    """(the commit the hub served it from, the bytes) of a small file, in one request, without retries;
+    None when the hub has no such file."""
+    from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+
+    response = get_session().get(url, headers=build_hf_headers(), timeout=timeout)
+    if response.status_code == 404:
+        return None
+    hf_raise_for_status(response)
+    return response.headers.get("X-Repo-Commit", ""), response.content
 
 
 class HubFile(io.RawIOBase):
@@ -170,9 +112,10 @@ class HubFile(io.RawIOBase):
         self._position = end
         return data
 
-    def readinto(self, buffer) -> int:
-        data = self.read(len(buffer))
-        buffer[: len(data)] = data
+    def readinto(self, buffer: Buffer) -> int:
+        view = memoryview(buffer).cast("B")
+        data = self.read(len(view))
+        view[: len(data)] = data
         return len(data)
 
     def read_at(self, start: int, end: int) -> bytes:
@@ -191,11 +134,13 @@ class HubFile(io.RawIOBase):
 
 
 def prefetch(
-    wanted: list[tuple[HubFile, list[tuple[int, int]]]], done: Callable[[float], None] | None = None, workers: int = 16
+    wanted: list[tuple[HubFile, list[tuple[int, int]]]],
+    done: Callable[[float], None] | None = None,
+    pool: DaemonPool | None = None,
 ) -> None:
     """Fetch byte ranges of several files at once: ranges closer than COALESCE_BYTES merged, longer than
-    PART_BYTES split, all parts on parallel connections (the hub's latency, not its bandwidth, is what
-    a few hundred small reads wait for); `done(fraction)` as parts arrive. Each file keeps its spans."""
+    PART_BYTES split, all parts in flight together (on `pool`, or a pool of READERS); `done(fraction)` as
+    parts arrive. Each file keeps its spans."""
     spans: list[tuple[HubFile, int, int]] = []
     for file, ranges in wanted:
         merged: list[list[int]] = []
@@ -206,8 +151,13 @@ def prefetch(
                 merged.append([start, end])
         spans.extend((file, start, end) for start, end in merged)
     parts = [(file, s, min(s + PART_BYTES, end)) for file, start, end in spans for s in range(start, end, PART_BYTES)]
-    report = None if done is None else (lambda count: done(count / len(parts)))
-    fetched = dict(zip(parts, parallel(lambda part: get_range(part[0].url, part[1], part[2]), parts, workers, report)))
+    with DaemonPool(READERS, "tracetui-hub") if pool is None else contextlib.nullcontext(pool) as readers:
+        futures = [readers.submit(get_range, file.url, s, e) for file, s, e in parts]
+        fetched = {}
+        for count, (part, future) in enumerate(zip(parts, futures), 1):
+            fetched[part] = future.result()
+            if done is not None:
+                done(count / len(parts))
     for file, start, end in spans:
         pieces = [fetched[(file, s, min(s + PART_BYTES, end))] for s in range(start, end, PART_BYTES)]
         file._spans.append((start, b"".join(pieces)))
@@ -253,23 +203,26 @@ def read_columns(
     (file number, footer bytes, footer, table) for each file in order. The column chunks of `at_once`
     files are fetched together (bounded memory: parsed footers weigh 10x their bytes)."""
     files = [hub_file(hub, number) for number in range(len(hub.paths))]
-    tails = parallel(footer_bytes, files)
-    for first in range(0, len(files), at_once):
-        footers = {
-            n: pq.read_metadata(pa.BufferReader(tails[n])) for n in range(first, min(first + at_once, len(files)))
-        }
-        wanted = {n: list(columns(n, footer)) for n, footer in footers.items()}
-        prefetch(
-            [
-                (files[n], [r for i in range(f.num_row_groups) for r in chunk_ranges(f.row_group(i), wanted[n])])
-                for n, f in footers.items()
-            ]
-        )
-        for number, footer in footers.items():
-            reader = pq.ParquetFile(files[number], metadata=footer, pre_buffer=False)
-            table = reader.read_row_groups(range(footer.num_row_groups), columns=wanted[number])
-            files[number].forget()
-            yield number, tails[number], footer, table
+    with DaemonPool(READERS, "tracetui-hub") as pool:
+        tails: list[Future[bytes]] = [pool.submit(footer_bytes, file) for file in files]
+        for first in range(0, len(files), at_once):
+            footers = {
+                n: pq.read_metadata(pa.BufferReader(tails[n].result()))
+                for n in range(first, min(first + at_once, len(files)))
+            }
+            wanted = {n: list(columns(n, footer)) for n, footer in footers.items()}
+            prefetch(
+                [
+                    (files[n], [r for i in range(f.num_row_groups) for r in chunk_ranges(f.row_group(i), wanted[n])])
+                    for n, f in footers.items()
+                ],
+                pool=pool,
+            )
+            for number, footer in footers.items():
+                reader = pq.ParquetFile(files[number], metadata=footer, pre_buffer=False)
+                table = reader.read_row_groups(range(footer.num_row_groups), columns=wanted[number])
+                files[number].forget()
+                yield number, tails[number].result(), footer, table
 
 
 def read_row_group(hub: HubFiles, number: int, footer: pq.FileMetaData, index: int, leaves: Sequence[str]) -> pa.Table:

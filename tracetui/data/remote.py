@@ -29,12 +29,13 @@ from ..paths import write_atomically
 from .cache import read_kept
 from .cache_folders import kept_or_made, release, remove
 from .convert import CONVERSATION_COLUMNS, META_COLUMNS, data_batch, meta_batch, write_meta
-from .dataset import Piece, Storage
+from .dataset import NotFetched, Piece, Storage
 from .errors import SourceError, Unreachable
 from .group_cache import GroupCache, write_table
-from .hub_reads import ahead, read_columns, read_row_group
+from .hub_reads import read_columns, read_row_group
 from .lru import LRU
 from .sources import HubFiles, Progress, ResolvedSource
+from .threads import ahead, parallel
 from .utf8 import valid_utf8
 
 LOADED = 64
@@ -88,7 +89,8 @@ class RemoteDataset(Storage):
         self._footers: dict[int, pq.FileMetaData] = {}
         self._loaded: LRU[int, pa.RecordBatch] = LRU(LOADED)  # the UI thread maps cached row groups too
         self._logs: tuple[np.ndarray, pa.Array] | None = None  # (rows, their verifier logs), see keep_verifier_logs
-        self._fetching = threading.Lock()  # one row group fetch at a time
+        self._fetching: dict[int, threading.Lock] = {}  # one fetch of each row group at a time
+        self._locks = threading.Lock()  # `_fetching` changes
 
     @classmethod
     def open(
@@ -120,15 +122,20 @@ class RemoteDataset(Storage):
 
     def _locate(self, row: int) -> tuple[pa.RecordBatch, int]:
         group = self._group_of(row)
-        return self._group(group), row - self.groups[group].start
+        return self._group(group, fetch=False), row - self.groups[group].start
 
-    def _group(self, group: int) -> pa.RecordBatch:
+    def _group(self, group: int, fetch: bool) -> pa.RecordBatch:
+        """Row group `group` from memory or the disk cache; else fetched when `fetch`, else NotFetched."""
         batch = self._loaded.get(group)
         if batch is not None:
             return batch
-        with self._fetching:
+        with self._locks:
+            fetching = self._fetching.setdefault(group, threading.Lock())
+        with fetching:
             batch = self._loaded.get(group) or self.cache.load(self.folder, group)
             if batch is None:
+                if not fetch:
+                    raise NotFetched(f"{self.source.dataset_id}: row group {group} is not fetched yet")
                 batch = self.cache.store(self.folder, group, self._fetch(group))
             self._loaded.put(group, batch)
         return batch
@@ -143,10 +150,10 @@ class RemoteDataset(Storage):
                 self._loaded.put(group, batch)
         return True
 
-    def load(self, rows: Iterable[int]) -> None:
-        """Fetch the row groups of `rows` that are not at hand. Raises Unreachable."""
-        for group in self._groups_of(rows):
-            self._group(group)
+    def fetch(self, rows: Iterable[int]) -> None:
+        """Fetch the row groups of `rows` that are not at hand, all at once (one round trip to a far hub,
+        not one per row group). Raises Unreachable."""
+        parallel(lambda group: self._group(group, fetch=True), self._groups_of(rows))
 
     def keep_verifier_logs(
         self,
@@ -155,27 +162,40 @@ class RemoteDataset(Storage):
         cancelled: Callable[[], bool] | None = None,
     ) -> None:
         """Stream the verifier column once (only it: it is small) and keep the logs of `rows`, on disk
-        for the next open; `verifier_output` of those rows then needs no row group."""
+        for the next open; `verifier_output` of those rows then needs no row group. The rows that have no
+        log are kept too (as none), so that a trial whose rows have none is answered without a fetch."""
         rows = np.unique(np.asarray(rows, dtype=np.int64))
         path = self.folder / "verifier-logs.arrow"
         kept = read_kept(path, lambda path: pa.ipc.open_file(pa.memory_map(str(path))).read_all())
-        if kept is not None and np.array_equal(kept.column("row").to_numpy(), rows):
-            self._logs = (rows, kept.column("log").combine_chunks())
+        if (
+            kept is not None
+            and (kept.schema.metadata or {}).get(b"none") == b"kept"
+            and np.isin(rows, kept.column("row").to_numpy()).all()
+        ):
+            self._logs = (kept.column("row").to_numpy(), kept.column("log").combine_chunks())
             return
-        logs = []
+        logs, chosen = [], []
         for number, piece in enumerate(self.scan(conversations=False, verifier=True, cancelled=cancelled)):
             found = piece.verifier
             assert found is not None  # asked for
             within = rows[np.searchsorted(rows, piece.start) : np.searchsorted(rows, piece.start + len(found))]
-            logs.append(found.take(pa.array(within - piece.start)).cast(pa.string()))
+            empty = np.flatnonzero(pc.is_null(found).to_numpy(zero_copy_only=False)) + piece.start
+            mine = np.union1d(within, empty)
+            logs.append(found.take(pa.array(mine - piece.start)).cast(pa.string()))
+            chosen.append(mine)
             if cancelled is not None and cancelled():  # the caller may be gone: no progress to report
                 raise InterruptedError("cancelled")
             if progress is not None:
                 progress((number + 1) / len(self.groups))
-        table = pa.table({"row": rows, "log": pa.concat_arrays(logs) if logs else pa.array([], pa.string())})
+        table = pa.table(
+            {
+                "row": np.concatenate(chosen) if chosen else np.zeros(0, dtype=np.int64),
+                "log": pa.concat_arrays(logs) if logs else pa.array([], pa.string()),
+            }
+        ).replace_schema_metadata({"none": "kept"})
         with contextlib.suppress(OSError):  # else kept in memory only
             write_atomically(path, lambda temporary: write_table(temporary, table))
-        self._logs = (rows, table.column("log").combine_chunks())
+        self._logs = (table.column("row").to_numpy(), table.column("log").combine_chunks())
 
     def verifier_output(self, row: int) -> str | None:
         if self._logs is not None:

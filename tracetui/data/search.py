@@ -1,8 +1,9 @@
 """Full-text search over every message (and verifier log) of a session, on the mapped Arrow buffers.
 
-RE2 (`pc.match_substring_regex`) scans each batch's flattened contents without copying them, an escaped
-literal being ~10x faster than the plain substring kernel; pyarrow releases the GIL, so batches run on
-two threads. Matching message positions map to rows through the list offsets and rows to trials through
+RE2 (`pc.match_substring_regex`) scans the flattened contents without copying them, an escaped literal
+being ~10x faster than the plain substring kernel; pyarrow releases the GIL, so jobs run on two threads.
+Consecutive pieces are scanned as one job of about JOB_BYTES of text (one kernel call over their chunks,
+one hand-off): the cost follows the bytes, not the number of row groups (4,240 of 100 rows at 400k). Matching message positions map to rows through the list offsets and rows to trials through
 a row -> trial table, so a message repeated by every nested-prefix episode row marks its trial once.
 
 A dataset read from the hub is scanned as it streams in, row group by row group; while its download
@@ -13,8 +14,8 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -22,13 +23,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .dataset import Piece
+from .dataset import Piece, Storage
 
 if TYPE_CHECKING:
     from .session import Session
 
 THREADS = 2
 """performance-notes.md: 0.11 s/GB on one thread, 0.06 s/GB on two (two cores)."""
+JOB_BYTES = 32 << 20
+"""Text scanned by one job: large enough that the per-job work (a kernel call, a future, mapping hits to
+trials) is noise, small enough for steady progress and a bounded read-ahead of a streamed scan."""
 
 
 class SearchCancelled(Exception):
@@ -58,7 +62,7 @@ class SearchResult:
         subagents = session.history(trial).subagents
         return [(i, m.index) for i, sub in enumerate(subagents) for m in sub.messages if found(m.content)]
 
-    def _compiled(self) -> re.Pattern:
+    def _compiled(self) -> re.Pattern[str]:
         return python_regex(self.pattern, self.regex, self.ignore_case)
 
 
@@ -91,17 +95,16 @@ def search(
     core = pattern.strip() if not regex else ""
     prefilter = re.escape(core) if core and core != pattern else None
 
-    def scan(array: pa.Array) -> np.ndarray:
+    def scan(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
         if prefilter is None:
-            matches = pc.match_substring_regex(array, expression, ignore_case=ignore_case)
-            return pc.indices_nonzero(matches).to_numpy().astype(np.int64)
+            return _hits(pc.match_substring_regex(array, expression, ignore_case=ignore_case))
         # RE2 skips ahead with memchr on a literal's first byte: a leading blank is everywhere, so scan
         # for the trimmed needle, then confirm the whole one on those messages only
-        rough = pc.indices_nonzero(pc.match_substring_regex(array, prefilter, ignore_case=ignore_case))
+        rough = _hits(pc.match_substring_regex(array, prefilter, ignore_case=ignore_case))
         if not len(rough):
-            return np.zeros(0, dtype=np.int64)
-        exact = pc.match_substring_regex(array.take(rough), expression, ignore_case=ignore_case)
-        return rough.filter(exact).to_numpy().astype(np.int64)
+            return rough
+        exact = pc.match_substring_regex(_take(array, rough), expression, ignore_case=ignore_case)
+        return rough[_hits(exact)]
 
     stop = cancelled or (lambda: False)
     if not session.wait_for_download(waiting, stop):
@@ -109,12 +112,13 @@ def search(
     count = len(session.trials)
     trials = np.zeros(count, dtype=bool)
     in_verifier = np.zeros(count, dtype=bool)
-    messages = scanned = done = 0
+    messages = scanned = 0
+    done = 0.0  # of the pieces
     total = sum(ds.pieces() for ds in session.datasets)
     pool = ThreadPoolExecutor(THREADS, thread_name_prefix="tracetui-search")
-    running: dict = {}
+    running: dict[Future[tuple[np.ndarray, int]], _Job] = {}
 
-    def collect(finished) -> None:
+    def collect(finished: Iterable[Future[tuple[np.ndarray, int]]]) -> None:
         nonlocal messages, scanned, done
         for future in finished:
             if stop():
@@ -133,10 +137,11 @@ def search(
     try:
         for index, ds in enumerate(session.datasets):
             owner, first_new = _row_maps(session, index, ds.message_counts)
-            for piece in ds.scan(conversations=True, verifier=verifier, cancelled=stop):
+            shown = _shown_logs(session, index, ds) if verifier else None
+            for pieces in _runs(ds.scan(conversations=True, verifier=verifier, cancelled=stop)):
                 if stop():
                     raise SearchCancelled
-                for job in _jobs(piece, scan, owner, first_new):
+                for job in _jobs(pieces, scan, owner, first_new, shown):
                     running[pool.submit(job.run)] = job
                 while len(running) > 2 * THREADS:  # bounded read-ahead: a remote scan streams
                     collect(wait(running, return_when=FIRST_COMPLETED).done)
@@ -166,7 +171,7 @@ def loose_literal(text: str) -> str:
     return r"\s+".join(re.escape(word) for word in text.split())
 
 
-def python_regex(pattern: str, regex: bool, ignore_case: bool) -> re.Pattern:
+def python_regex(pattern: str, regex: bool, ignore_case: bool) -> re.Pattern[str]:
     if not pattern:
         raise ValueError("nothing to search for: the pattern is empty")
     try:
@@ -177,49 +182,158 @@ def python_regex(pattern: str, regex: bool, ignore_case: bool) -> re.Pattern:
 
 @dataclass(frozen=True, slots=True)
 class _Job:
-    """One piece's message contents or verifier logs, with what maps its hits to trials."""
+    """Consecutive rows' message contents or verifier logs, with what maps their hits to trials."""
 
     scan: Callable[[pa.Array], np.ndarray]
-    array: pa.Array
-    start: int  # dataset row of the piece's first row
+    array: pa.Array | pa.ChunkedArray
+    start: int  # dataset row of the first row
     owner: np.ndarray  # dataset row -> session trial (-1: none)
-    offsets: np.ndarray | None  # the piece's list offsets (None: one verifier log per row)
+    offsets: np.ndarray | None  # each row's first message in `array`, and the end (None: one log per row)
     first_new: np.ndarray | None  # dataset row -> its first message not already in an earlier row
     verifier: bool
     bytes: int
-    share: float  # of the piece, for progress
-    fresh: bool = False  # the piece's rows hold only the messages new to their trials (Piece.fresh)
+    share: float  # of the pieces, for progress
+    fresh: bool = False  # the rows hold only the messages new to their trials (Piece.fresh)
+    logs: np.ndarray | None = None  # the logs to scan (positions in `array`; None: all)
 
     def run(self) -> tuple[np.ndarray, int]:
         """(matching trials, matching messages counted once per history)."""
-        hits = self.scan(self.array)
+        positions = self.logs if self.offsets is None else self._new_messages()
+        found = self.scan(self.array if positions is None else _take(self.array, positions))
+        hits = found if positions is None else positions[found]
         if self.offsets is None:
-            rows, new = self.start + hits, None
+            rows = self.start + hits
         else:
-            assert self.first_new is not None  # given with the offsets
-            local = np.searchsorted(self.offsets, hits, side="right") - 1
-            rows = self.start + local
-            new = np.ones(len(hits), dtype=bool) if self.fresh else (hits - self.offsets[local]) >= self.first_new[rows]
+            rows = self.start + np.searchsorted(self.offsets, hits, side="right") - 1
         owners = self.owner[rows]
         owned = owners >= 0
-        messages = 0 if new is None else int(np.count_nonzero(new & owned))
-        return np.unique(owners[owned]), messages
+        return np.unique(owners[owned]), 0 if self.offsets is None else int(np.count_nonzero(owned))
+
+    def _new_messages(self) -> np.ndarray | None:
+        """Positions of the messages to scan: those new to their trial in their row. The others repeat an
+        earlier row of the same trial (a nested-prefix episode row holds every message before it), whose
+        hits already marked the trial; messages of rows no trial owns count nowhere. None: all of them."""
+        if self.fresh:
+            return None
+        assert self.offsets is not None and self.first_new is not None  # messages, not logs
+        rows = np.arange(self.start, self.start + len(self.offsets) - 1)
+        begin, end = self.offsets[:-1], self.offsets[1:]
+        first = np.where(self.owner[rows] >= 0, np.minimum(begin + self.first_new[rows], end), end)
+        counts = end - first
+        total = int(counts.sum())
+        if not len(begin) or total == int(end[-1] - begin[0]):
+            return None
+        return np.repeat(first - np.cumsum(counts) + counts, counts) + np.arange(total)
 
 
-def _jobs(piece: Piece, scan: Callable[[pa.Array], np.ndarray], owner: np.ndarray, first_new: np.ndarray) -> list[_Job]:
-    conversation = piece.conversations
-    assert conversation is not None  # the search asks for them
-    content = conversation.values.field("content")
-    offsets = conversation.offsets.to_numpy()
-    share = 0.5 if piece.verifier is not None else 1.0
+def _runs(pieces: Iterator[Piece]) -> Iterator[list[Piece]]:
+    """Consecutive pieces (rows in a row, alike) of about JOB_BYTES of text together."""
+    run: list[Piece] = []
+    size = 0
+    for piece in pieces:
+        if run and (
+            piece.start != run[-1].start + _rows(run[-1])
+            or piece.fresh != run[0].fresh
+            or (piece.verifier is None) != (run[0].verifier is None)
+        ):
+            yield run
+            run, size = [], 0
+        run.append(piece)
+        size += _piece_bytes(piece)
+        if size >= JOB_BYTES:
+            yield run
+            run, size = [], 0
+    if run:
+        yield run
+
+
+def _rows(piece: Piece) -> int:
+    text = piece.conversations if piece.conversations is not None else piece.verifier
+    return 0 if text is None else len(text)
+
+
+def _piece_bytes(piece: Piece) -> int:
+    """The piece's text bytes, from the offsets alone."""
+    total = 0
+    if piece.conversations is not None and len(piece.conversations):
+        offsets = _offsets(piece.conversations)
+        content = piece.conversations.values.field("content")
+        total += _span(content, int(offsets[0]), int(offsets[-1]))
+    if piece.verifier is not None and len(piece.verifier):
+        total += _span(piece.verifier, 0, len(piece.verifier))
+    return total
+
+
+def _span(strings: pa.Array, first: int, end: int) -> int:
+    """Bytes of strings [first, end) of a string or binary array, from its offsets buffer."""
+    if end <= first:
+        return 0
+    offsets = _offsets(strings)
+    return int(offsets[end] - offsets[first])
+
+
+def _offsets(array: pa.Array) -> np.ndarray:
+    """The offsets of a list, string or binary array, from its buffer (no copy, no pyarrow scalars)."""
+    kind = array.type
+    wide = pa.types.is_large_list(kind) or pa.types.is_large_string(kind) or pa.types.is_large_binary(kind)
+    offsets = np.frombuffer(array.buffers()[1], dtype=np.int64 if wide else np.int32)
+    return offsets[array.offset : array.offset + len(array) + 1]
+
+
+def _jobs(
+    pieces: list[Piece],
+    scan: Callable[[pa.Array], np.ndarray],
+    owner: np.ndarray,
+    first_new: np.ndarray,
+    shown: np.ndarray | None = None,
+) -> list[_Job]:
+    """A job for the run's message contents and one for its verifier logs (when searched): of the logs,
+    only the rows `shown` marks (None: all)."""
+    contents, offsets, base = [], [], 0
+    for piece in pieces:
+        conversation = piece.conversations
+        assert conversation is not None  # the search asks for them
+        mine = _offsets(conversation).astype(np.int64)
+        contents.append(conversation.values.field("content").slice(mine[0], mine[-1] - mine[0]))
+        offsets.append(mine[:-1] - mine[0] + base)
+        base += int(mine[-1] - mine[0])
+    offsets.append(np.asarray([base], dtype=np.int64))
+    content = pa.chunked_array(contents, type=contents[0].type)
+    start, fresh = pieces[0].start, pieces[0].fresh
+    logs = [piece.verifier for piece in pieces if piece.verifier is not None]
+    share = len(pieces) * (0.5 if logs else 1.0)
     jobs = [
-        _Job(scan, content, piece.start, owner, offsets, first_new, False, _text_bytes(content), share, piece.fresh)
+        _Job(scan, content, start, owner, np.concatenate(offsets), first_new, False, _text_bytes(content), share, fresh)
     ]
-    if piece.verifier is not None:
-        jobs.append(
-            _Job(scan, piece.verifier, piece.start, owner, None, None, True, _text_bytes(piece.verifier), share)
-        )
+    if logs:
+        verifier = pa.chunked_array(logs, type=logs[0].type)
+        keep = None if shown is None else np.flatnonzero(shown[start : start + len(verifier)])
+        jobs.append(_Job(scan, verifier, start, owner, None, None, True, _text_bytes(verifier), share, logs=keep))
     return jobs
+
+
+def _shown_logs(session: Session, index: int, ds: Storage) -> np.ndarray | None:
+    """Over dataset `index`'s rows: the row whose verifier log each trial shows (`Session.verifier_output`:
+    its last main row with a log). Every episode row of a trial carries its log again; scanning the shown
+    one finds what the verifier pane shows, once. None for a streamed (remote) dataset: all its rows."""
+    if not ds.local:
+        return None
+    has_log = np.zeros(ds.num_rows, dtype=bool)
+    for piece in ds.scan(conversations=False, verifier=True):
+        assert piece.verifier is not None  # asked for
+        has_log[piece.start : piece.start + len(piece.verifier)] = pc.is_valid(piece.verifier).to_numpy(
+            zero_copy_only=False
+        )
+    t = session.trials
+    trials = np.repeat(np.arange(len(t)), np.diff(t.main_offsets))
+    mine = t.dataset[trials] == index
+    rows, trials = t.main_rows[mine], trials[mine]
+    rows, trials = rows[has_log[rows]], trials[has_log[rows]]
+    last = np.ones(len(rows), dtype=bool)
+    last[:-1] = trials[1:] != trials[:-1]
+    shown = np.zeros(ds.num_rows, dtype=bool)
+    shown[rows[last]] = True
+    return shown
 
 
 def _row_maps(session: Session, index: int, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -248,5 +362,30 @@ def _row_maps(session: Session, index: int, counts: np.ndarray) -> tuple[np.ndar
     return owner, first_new
 
 
-def _text_bytes(array: pa.Array) -> int:
+def _take(array: pa.Array | pa.ChunkedArray, positions: np.ndarray) -> pa.Array | pa.ChunkedArray:
+    """`array.take(positions)` chunk by chunk (a ChunkedArray's own take first copies every chunk into one)."""
+    if isinstance(array, pa.Array):
+        return array.take(pa.array(positions))
+    ends = np.cumsum([len(chunk) for chunk in array.chunks])
+    cuts = np.searchsorted(positions, ends)
+    parts, begin, base = [], 0, 0
+    for chunk, cut, end in zip(array.chunks, cuts, ends):
+        if cut > begin:
+            parts.append(chunk.take(pa.array(positions[begin:cut] - base)))
+        begin, base = cut, end
+    return pa.chunked_array(parts, type=array.type)
+
+
+def _hits(matches: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """Positions of the true values (chunk by chunk: a ChunkedArray's to_numpy imports pandas)."""
+    if isinstance(matches, pa.Array):
+        return pc.indices_nonzero(matches).to_numpy().astype(np.int64)
+    found, base = [], 0
+    for chunk in matches.chunks:
+        found.append(pc.indices_nonzero(chunk).to_numpy().astype(np.int64) + base)
+        base += len(chunk)
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+
+
+def _text_bytes(array: pa.Array | pa.ChunkedArray) -> int:
     return int(pc.sum(pc.binary_length(array)).as_py() or 0)

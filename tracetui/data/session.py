@@ -206,15 +206,16 @@ class Session:
         ds, rows = self._rows(trial)
         return ds.ready(rows)
 
-    def load(self, trial: int) -> TrialHistory:
-        """Fetch the trial's text if it is remote, and rebuild its history (call it off the UI thread;
-        raises hub.Unreachable when the hub does not answer)."""
+    def fetch(self, trial: int) -> TrialHistory:
+        """Fetch the trial's text if it is remote, and rebuild its history: the one call that waits for
+        the network (call it off the UI thread; raises hub.Unreachable when the hub does not answer)."""
         ds, rows = self._rows(trial)
-        ds.load(rows)
+        ds.fetch(rows)
         return self.history(trial)
 
     def history(self, trial: int) -> TrialHistory:
-        """The trial's rebuilt history (a small LRU keeps recent trials for quick back-and-forth)."""
+        """The trial's rebuilt history (a small LRU keeps recent trials for quick back-and-forth). Never
+        waits for the network: raises NotFetched for a remote trial not fetched yet (see `ready`, `fetch`)."""
         with self._lock:
             cached = self._histories.get(trial)
             if cached is not None:

@@ -9,7 +9,6 @@ since agents write whole files that way.
 from __future__ import annotations
 
 import re
-import threading
 from functools import lru_cache
 
 import orjson
@@ -18,6 +17,7 @@ from pygments.lexers import get_lexer_by_name, get_lexer_for_filename, guess_lex
 from pygments.util import ClassNotFound
 from rich.text import Span, Text
 
+from ..data import threads
 from .palette import Palette
 
 GUESS_LIMIT = 4096
@@ -116,7 +116,7 @@ def warm_up() -> None:
             if lexer is not None:
                 list(lexer.get_tokens("x = 1\n"))
 
-    threading.Thread(target=run, name="tracetui-warm-up", daemon=True).start()
+    threads.detached(run, "tracetui-warm-up")  # nobody waits for it, quitting neither
 
 
 def language_for_path(path: str) -> str | None:

@@ -14,10 +14,12 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from ...data.session import Session, TrialInfo
+from ...render.block import Block
 from ...trace.sanitize import sanitize
 from ...verifier import VerifierReport, parse_verifier
 from .. import keymap
 from ..format import OUTCOME_BADGES, episode_of, fit, model_names, result_text
+from ..triage.fetch import Fetched, FetchFailed, TrialFetch
 from ..widgets.bars import InfoBar, Part
 from ..widgets.conversation import ConversationView
 
@@ -48,6 +50,7 @@ class CompareScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.trials = (left_trial, right_trial)
+        self.fetch = TrialFetch(self, session)
         self.sync = SYNC_MODES[0]
         self.model_names = model_names(session.facets.facets["model"].labels)
 
@@ -68,9 +71,26 @@ class CompareScreen(Screen[None]):
         )
 
     def on_mount(self) -> None:
+        self.sides[0].focus()
+        if not self.fetch.ready(self.trials):  # read from the hub first (opened from head-to-head)
+            for view in self.sides:
+                view.set_blocks([Block("loading… (reading this trial from the Hugging Face hub)", style="marker")])
+            self.fetch.fetch(self.trials, self._load_both)
+            return
+        self._load_both()
+
+    def _load_both(self) -> None:
         for side in ("left", "right"):
             self._load(side)
-        self.sides[0].focus()
+
+    @on(Fetched)
+    def _fetched(self, event: Fetched) -> None:
+        event.then()
+
+    @on(FetchFailed)
+    def _fetch_failed(self, event: FetchFailed) -> None:
+        for view in self.sides:
+            view.set_blocks([Block(sanitize(f"Cannot read from the hub: {event.message}"), style="warning")])
 
     def _load(self, side: str) -> None:
         trial = self.trials[0 if side == "left" else 1]

@@ -97,7 +97,7 @@ class TriageScreen(Screen[None]):
         self.panes = TrialPanes(self, TrialFetch(self, session), self.findings, self.search)
         self.asks = AskController(self, self.findings.evidence_of)
         self.export = Export(self, self.labels, self.asks.indexes)
-        self.outlets = Outlets(self)
+        self.outlets = Outlets(self, self.panes)
         self.pane_layout = PaneLayout(self)
         self.live = LiveJobs(self, self.labels, self.verifiers, self.findings, self.search, self.panes)
         self.others = OtherScreens(self, self.filters, self.search, self.findings, self.panes, self.labelling)

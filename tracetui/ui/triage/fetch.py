@@ -77,9 +77,9 @@ class TrialFetch:
             time.sleep(SETTLE_SECONDS)
         if worker.is_cancelled:
             return
-        load = self.session.load
+        fetch = self.session.fetch
         try:
-            detached(lambda: [(load(t), self.session.verifier_output(t)) for t in trials], "tracetui-fetch")
+            detached(lambda: [(fetch(t), self.session.verifier_output(t)) for t in trials], "tracetui-fetch")
         except WorkerCancelled:
             return
         except SourceError as exc:

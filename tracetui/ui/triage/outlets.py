@@ -4,6 +4,7 @@ the text; `trial_files.py` the file)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from textual.app import App
@@ -11,6 +12,7 @@ from textual.app import App
 from ...trace.sanitize import sanitize
 from ..evidence import FeatureHost
 from .external import EDITOR, PAGER, copy_text, open_external
+from .panes import TrialPanes
 from .trial_files import TrialFiles
 
 
@@ -25,8 +27,9 @@ class OutletsHost(FeatureHost, Protocol):
 
 
 class Outlets:
-    def __init__(self, host: OutletsHost) -> None:
+    def __init__(self, host: OutletsHost, panes: TrialPanes) -> None:
         self.host = host
+        self.panes = panes
         self.files = TrialFiles(host)
 
     def trial_files(self) -> None:
@@ -47,9 +50,9 @@ class Outlets:
             host.status(copy_text(host.app, info.trial_name or f"{info.run_id}:{info.task}", host.status))
 
     def copy_trial(self) -> None:
-        markdown = self._trial_markdown()
-        if markdown is not None:
-            self.host.status(copy_text(self.host.app, markdown, self.host.status, suffix=".md"))
+        self._with_trial_markdown(
+            lambda text: self.host.status(copy_text(self.host.app, text, self.host.status, suffix=".md"))
+        )
 
     def pager(self) -> None:
         text = self._current_text()
@@ -57,9 +60,7 @@ class Outlets:
             self._open(PAGER, text)
 
     def pager_trial(self) -> None:
-        markdown = self._trial_markdown()
-        if markdown is not None:
-            self._open(PAGER, markdown, ".md")
+        self._with_trial_markdown(lambda text: self._open(PAGER, text, ".md"))
 
     def editor(self) -> None:
         text = self._current_text()
@@ -71,14 +72,16 @@ class Outlets:
         if problem is not None:
             self.host.status(problem)
 
-    def _trial_markdown(self) -> str | None:
-        """The selected trial as Markdown; None (and the message line says why) when none is listed."""
+    def _with_trial_markdown(self, then: Callable[[str], object]) -> None:
+        """`then(the selected trial as Markdown)`, once its text is read (from the hub first if need be);
+        the message line says why not when no trial is listed."""
         from ...data.export import trial_markdown
 
-        if self.host.trial is None:
+        trial = self.host.trial
+        if trial is None:
             self.host.no_trial()
-            return None
-        return trial_markdown(self.host.session, self.host.trial)
+            return
+        self.panes.when_ready((trial,), lambda: then(trial_markdown(self.host.session, trial)))
 
     def _current_text(self) -> str | None:
         """The current message's text; None (and the message line says why) when there is none."""

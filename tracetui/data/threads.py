@@ -1,0 +1,121 @@
+"""The one place tracetui starts threads of its own: daemon threads, for work that exit must not wait for.
+
+Why daemon threads: the interpreter joins every other thread at exit (a `ThreadPoolExecutor`'s too), so a
+read stalled on a hub that stopped answering would hold up quitting until its timeouts ran out (and a
+warm-up nobody waits for would delay it). Daemon threads are dropped at exit instead. Work that never waits on the network uses `concurrent.futures`
+(search, the findings workers) or Textual workers (the UI); nothing else calls `threading.Thread`.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, as_completed
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class DaemonPool:
+    """A `concurrent.futures`-style pool of up to `workers` daemon threads, started as work arrives.
+
+    `shutdown` cancels the work not started and returns at once: a thread still waiting on the network
+    finishes (or times out) on its own, and exit does not wait for it.
+    """
+
+    def __init__(self, workers: int, name: str) -> None:
+        self.workers = max(1, workers)
+        self.name = name
+        self._queue: queue.SimpleQueue[tuple[Future[Any], Callable[..., Any], tuple[Any, ...]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._threads = 0
+        self._idle = 0
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def submit(self, work: Callable[..., R], *args: Any) -> Future[R]:
+        future: Future[R] = Future()
+        with self._lock:
+            if self._closed:
+                raise RuntimeError(f"{self.name}: the pool is shut down")
+            self._queue.put((future, work, args))
+            if self._idle == 0 and self._threads < self.workers:
+                self._threads += 1
+                threading.Thread(target=self._run, name=self.name, daemon=True).start()
+            else:
+                self._idle = max(0, self._idle - 1)
+        return future
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            future, work, args = item
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(work(*args))
+                except BaseException as exc:  # handed to whoever waits on the future
+                    future.set_exception(exc)
+            with self._lock:
+                self._idle += 1
+
+    def shutdown(self) -> None:
+        """Cancel what has not started; let the running work end by itself."""
+        with self._lock:
+            self._closed = True
+            threads = self._threads
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None:
+                item[0].cancel()
+        for _ in range(threads):
+            self._queue.put(None)
+
+    def __enter__(self) -> DaemonPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()
+
+
+def parallel(
+    work: Callable[[T], R], items: Sequence[T], workers: int = 8, done: Callable[[int], None] | None = None
+) -> list[R]:
+    """`[work(item) for item in items]` on up to `workers` daemon threads, raising the first error (the
+    rest cancelled); `done(count)` after each item."""
+    if len(items) <= 1 or workers <= 1:
+        return [work(item) for item in items]
+    with DaemonPool(min(workers, len(items)), "tracetui-parallel") as pool:
+        futures = [pool.submit(work, item) for item in items]
+        for count, future in enumerate(as_completed(futures), 1):
+            future.result()  # the first error, at once
+            if done is not None:
+                done(count)
+        return [future.result() for future in futures]
+
+
+def ahead(work: Callable[[T], R], items: Sequence[T], depth: int) -> Iterator[R]:
+    """`work(item)` for each item, in order, with up to `depth` more running ahead (a streamed scan
+    fetches the next row groups while the current one is searched)."""
+    with DaemonPool(depth + 1, "tracetui-ahead") as pool:
+        running = [pool.submit(work, item) for item in items[: depth + 1]]
+        for position in range(len(items)):
+            value = running.pop(0).result()
+            if position + depth + 1 < len(items):
+                running.append(pool.submit(work, items[position + depth + 1]))
+            yield value
+
+
+def detached(work: Callable[[], T], name: str) -> Future[T]:
+    """`work()` on a daemon thread of its own: the caller waits on the future as long as it wants."""
+    pool = DaemonPool(1, name)
+    future = pool.submit(work)
+    pool.shutdown()
+    return future
