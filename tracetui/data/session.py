@@ -13,7 +13,6 @@ download runs (`wait_for_download`).
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -28,6 +27,7 @@ from .dataset import Storage
 from .errors import naming
 from .facets import FacetIndex, MultiFacet
 from .history import rebuild_history
+from .lru import LRU
 from .ordering import Ordering
 from .sources import Progress, ResolvedSource, SourceSpec
 from .trial_ids import StableIds, reordered
@@ -77,8 +77,7 @@ class Session:
         worker processes that reopen it."""
         self.datasets = datasets
         self._build(order)
-        self._histories: OrderedDict[int, TrialHistory] = OrderedDict()
-        self._lock = threading.Lock()
+        self._histories: LRU[int, TrialHistory] = LRU(HISTORIES)
         self.local_ready = threading.Event()
         """Set once every dataset's text is on local disk (at once for local sources)."""
         self.download: Download | None = None
@@ -118,9 +117,8 @@ class Session:
         for facet in extra.values():
             if isinstance(facet, MultiFacet):
                 self.facets.add(facet)
-        with self._lock:
-            for trial in changed:
-                self._histories.pop(trial, None)
+        for trial in changed:
+            self._histories.discard(trial)
         return Applied(np.array(sorted(changed), dtype=np.int64), self.ids.total - old_total)
 
     def usage_of(self, trial: int) -> TrialUsage:
@@ -216,11 +214,9 @@ class Session:
     def history(self, trial: int) -> TrialHistory:
         """The trial's rebuilt history (a small LRU keeps recent trials for quick back-and-forth). Never
         waits for the network: raises NotFetched for a remote trial not fetched yet (see `ready`, `fetch`)."""
-        with self._lock:
-            cached = self._histories.get(trial)
-            if cached is not None:
-                self._histories.move_to_end(trial)
-                return cached
+        cached = self._histories.get(trial)
+        if cached is not None:
+            return cached
         t = self.trials
         ds = self.datasets[int(t.dataset[trial])]
         rows = [int(r) for r in t.rows(trial)]
@@ -228,10 +224,7 @@ class Session:
         metrics = self._message_metrics(trial, history)
         if metrics:
             history = replace(history, metrics=metrics)
-        with self._lock:
-            self._histories[trial] = history
-            if len(self._histories) > HISTORIES:
-                self._histories.popitem(last=False)
+        self._histories.put(trial, history)
         return history
 
     def verifier_output(self, trial: int) -> str | None:
