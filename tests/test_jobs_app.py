@@ -23,23 +23,29 @@ async def wait_for(pilot, done, seconds: float = 5.0) -> float:
     return time.monotonic() - began
 
 
+async def reading_the_running_trial(pilot):
+    """The running trial open, its conversation focused and moved two messages down, once the findings
+    are in: (screen, trial)."""
+    screen = await wait_loaded(pilot.app, pilot)
+    await wait_for(pilot, lambda: screen.findings.index is not None)
+    order = list(screen.trial_list.order)
+    trial = next(t for t in order if pilot.app.session.info(t).trial_name == RUNNING)
+    screen.trial_list.move_to(order.index(trial))
+    await pilot.pause()
+    screen.conversation.focus()
+    await pilot.press("j", "j")
+    return screen, trial
+
+
 async def test_a_trial_finishes_while_the_app_is_open(tmp_path):
     jobs = copy_tree(SAMPLE / "jobs", tmp_path / "jobs")
     state = FilterState({"dataset": frozenset({"2026-07-01__12-00-00"})})
     app = make_app(prepare([SourceSpec(str(jobs))]), StartOptions(state))
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await wait_loaded(app, pilot)
-        session = app.session
-        await wait_for(pilot, lambda: screen.findings.index is not None)
+        screen, trial = await reading_the_running_trial(pilot)
+        session, conversation, order = app.session, screen.conversation, list(screen.trial_list.order)
         header = screen.query_one("#header")
         assert "1 running" in text_of(header)
-        order = list(screen.trial_list.order)
-        trial = next(t for t in order if session.info(t).trial_name == RUNNING)
-        screen.trial_list.move_to(order.index(trial))
-        await pilot.pause()
-        conversation = screen.conversation
-        conversation.focus()
-        await pilot.press("j", "j")
         before = (conversation.scroll_offset.y, conversation.current, len(conversation.messages))
         assert before[0] > 0 and session.info(trial).outcome == "running"
 
@@ -90,16 +96,8 @@ async def test_a_job_folder_new_in_the_jobs_root_shows_while_the_app_is_open(tmp
     state = FilterState({"outcome": frozenset({"pass", "fail", "running"})})
     app = make_app(prepare([SourceSpec(str(jobs))]), StartOptions(state))
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await wait_loaded(app, pilot)
-        session = app.session
-        await wait_for(pilot, lambda: screen.findings.index is not None)
-        order = list(screen.trial_list.order)
-        trial = next(t for t in order if session.info(t).trial_name == RUNNING)
-        screen.trial_list.move_to(order.index(trial))
-        await pilot.pause()
-        conversation = screen.conversation
-        conversation.focus()
-        await pilot.press("j", "j")
+        screen, trial = await reading_the_running_trial(pilot)
+        session, conversation, order = app.session, screen.conversation, list(screen.trial_list.order)
         before = (conversation.scroll_offset.y, conversation.current)
         assert "2026-07-02__08-00-00" not in datasets_listed(screen)
 
