@@ -32,8 +32,9 @@ def tracetui_app(data: Path):
     return TraceApp(prepare([SourceSpec(str(data))]), StartOptions()), tracetui_widgets()
 
 
-def run_cli_headless(data: Path, size: tuple[int, int], before_run: Callable) -> int:
-    """`tracetui DATA` through `tracetui.cli.main`, its app run headless; `before_run(app, widgets)` first."""
+def run_cli_headless(data: Path | str, size: tuple[int, int], before_run: Callable, *options: str) -> int:
+    """`tracetui DATA [OPTIONS]` through `tracetui.cli.main`, its app run headless; `before_run(app, widgets)`
+    first."""
     from tracetui import cli
     from tracetui.ui.app import TraceApp
 
@@ -44,7 +45,7 @@ def run_cli_headless(data: Path, size: tuple[int, int], before_run: Callable) ->
         return run(app, headless=True, size=size)
 
     TraceApp.run = headless
-    return cli.main([str(data)])
+    return cli.main([str(data), *options])
 
 
 def floor_app(data: Path):
