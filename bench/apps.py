@@ -8,6 +8,8 @@ naive app in the terminal (the pty probe runs tracetui as `python -m tracetui DA
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.util
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -32,19 +34,50 @@ def tracetui_app(data: Path):
     return TraceApp(prepare([SourceSpec(str(data))]), StartOptions()), tracetui_widgets()
 
 
-def run_cli_headless(data: Path, size: tuple[int, int], before_run: Callable) -> int:
-    """`tracetui DATA` through `tracetui.cli.main`, its app run headless; `before_run(app, widgets)` first."""
+def run_cli_headless(data: Path | str, size: tuple[int, int], before_run: Callable, *options: str) -> int:
+    """`tracetui DATA [OPTIONS]` through `tracetui.cli.main`, its app run headless; `before_run(app, widgets)`
+    first. TraceApp is patched once the command line imports it, not before: importing the app's modules
+    here would take them off the start path the command line gives users (it imports them while the
+    sources resolve)."""
     from tracetui import cli
-    from tracetui.ui.app import TraceApp
 
-    run = TraceApp.run
+    def patch(module) -> None:
+        run = module.TraceApp.run
 
-    def headless(app, *args, **kwargs):
-        before_run(app, tracetui_widgets())
-        return run(app, headless=True, size=size)
+        def headless(app, *args, **kwargs):
+            before_run(app, tracetui_widgets())
+            return run(app, headless=True, size=size)
 
-    TraceApp.run = headless
-    return cli.main([str(data)])
+        module.TraceApp.run = headless
+
+    sys.meta_path.insert(0, _AfterImport("tracetui.ui.app", patch))
+    return cli.main([str(data), *options])
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Calls `then(module)` once module `name` has been imported (by whoever imports it first)."""
+
+    def __init__(self, name: str, then: Callable) -> None:
+        self.name, self.then = name, then
+
+    def find_spec(self, name, path=None, target=None):
+        if name != self.name:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        assert spec is not None and spec.loader is not None
+        exec_module, then = spec.loader.exec_module, self.then
+
+        class Loader(importlib.abc.Loader):
+            def create_module(self, spec):
+                return None
+
+            def exec_module(self, module):
+                exec_module(module)
+                then(module)
+
+        spec.loader = Loader()
+        return spec
 
 
 def floor_app(data: Path):

@@ -120,21 +120,38 @@ async def read(repo: str, toggle_count: int, switch_count: int) -> dict:
     return out
 
 
-async def first(repo: str) -> dict:
-    from tracetui.data.session import prepare
-    from tracetui.data.sources import SourceSpec
-    from tracetui.ui.app import StartOptions, TraceApp
-
-    from .apps import tracetui_widgets
+def first(repo: str) -> dict:
+    """`tracetui REPO --no-download` through its command line, as the local first screen is timed (the
+    app's process as users get it: e.g. pyarrow kept from importing pandas); it quits once the first
+    conversation is painted."""
+    from .apps import run_cli_headless
     from .frames import FrameWatcher
+    from .probes import triage_shown
 
-    app = TraceApp(prepare([SourceSpec(repo)], progressive=True), StartOptions(download=False))
-    watcher = FrameWatcher(tracetui_widgets())
-    watcher.install(app)
-    async with app.run_test(size=SIZE) as pilot:
-        out = await first_screen(app, pilot, watcher)
-        for worker in list(app.workers):
-            worker.cancel()
+    out: dict = {}
+
+    def watch(app, widgets) -> None:
+        from tracetui.ui.widgets.conversation import ConversationView
+
+        watcher = FrameWatcher(widgets)
+
+        def check(frame) -> None:
+            if "list_at" not in out:
+                if triage_shown(app, watcher, widgets[:1]):
+                    out.update(list_at=time.monotonic(), list_bytes=served(), list_memory=snapshot())
+            elif ConversationView in frame.texted and app.screen.conversation.messages and "conversation_at" not in out:
+                out.update(conversation_at=time.monotonic(), conversation_bytes=served())
+                app.exit()
+
+        watcher.on_frame.append(check)
+        watcher.install(app)
+
+    run_cli_headless(repo, SIZE, watch, "--no-download")
+    if "conversation_at" not in out:
+        raise SystemExit("the app ended before its first conversation")
+    out.update(
+        list_in_a_row=stats(out["list_at"])["in_a_row"], conversation_in_a_row=stats(out["conversation_at"])["in_a_row"]
+    )
     return out
 
 
@@ -172,7 +189,7 @@ def main() -> None:
     if args.mode == "read":
         report(**asyncio.run(read(args.repo, args.toggles, args.switches)))
     elif args.mode == "first":
-        report(**asyncio.run(first(args.repo)))
+        report(**first(args.repo))
     else:
         report(**asyncio.run(download(args.repo)))
 

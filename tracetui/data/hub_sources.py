@@ -2,7 +2,7 @@
 
 Resolving asks the hub which commit the revision names and what files it has (one quick request,
 failing over to the HF cache; the cache alone when offline) and downloads nothing; the split's files are
-found in that listing, as `datasets` would find them on the hub, without asking the hub again. A dataset whose
+found in that listing, as `datasets` would find them on the hub (`layout`), without asking the hub again. A dataset whose
 conversion is kept opens from it; one not downloaded yet is read remotely from its metadata (`remote`)
 while the app downloads it, or downloaded first (`prepare` with `download`, the commands); one whose
 files cannot be read remotely is downloaded, then converted. The hub code itself (`hub`, `remote`,
@@ -11,10 +11,7 @@ huggingface_hub) is imported only here, and only when a source is a hub dataset.
 
 from __future__ import annotations
 
-import contextlib
 import re
-import uuid
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from .cache import ensure_converted, find_conversion, kept, remote_kept
@@ -48,10 +45,9 @@ class HubDataset:
         folder, commit = snapshot.folder, snapshot.commit
         if snapshot.sizes is not None:
             try:
-                with _listed(snapshot.sizes) as base:
-                    paths = split_files(
-                        base, ["hub", repo_id, commit], spec.split, spec.config, snapshot.card, patterns, name=repo_id
-                    )
+                identity = ["hub", repo_id, commit]
+                names = list(snapshot.sizes)
+                paths = split_files(None, identity, spec.split, spec.config, snapshot.card, patterns, repo_id, names)
             except SourceError:
                 raise
             except Exception as exc:  # the hub stopped answering while the card was fetched
@@ -71,6 +67,7 @@ class HubDataset:
                     snapshot.card,
                     patterns,
                     name=repo_id,
+                    names=listing,
                 )
             sizes = tuple((folder / p).stat().st_size for p in paths)
         files = HubFiles(repo_id, commit, tuple(paths), sizes, folder, spec.revision or "main")
@@ -130,22 +127,6 @@ class HfPath(HubDataset):
             patterns = [pattern if wildcard else f"{pattern}/**"]
         revised = SourceSpec(text, spec.split, revision or spec.revision, spec.config)
         return self._resolve(f"{parts[0]}/{name}", revised, patterns)
-
-
-@contextlib.contextmanager
-def _listed(names: Iterable[str]) -> Iterator[str]:
-    """An in-memory folder (an fsspec URL) of empty files named as the hub lists them, for `datasets` to
-    resolve the split in: the same patterns and rules as on the hub, and no request for each folder."""
-    from fsspec.implementations.memory import MemoryFileSystem  # type: ignore[import-untyped]
-
-    memory = MemoryFileSystem()
-    root = f"/tracetui-listing-{uuid.uuid4().hex}"
-    for name in names:
-        memory.pipe_file(f"{root}/{name}", b"")
-    try:
-        yield f"memory://{root}"
-    finally:
-        memory.rm(root, recursive=True)
 
 
 def _files(source: ResolvedSource) -> HubFiles:

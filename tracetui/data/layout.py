@@ -1,10 +1,13 @@
-"""Which data files make one split of a dataset: resolved by `datasets`, exactly as `load_dataset` does.
+"""Which data files make one split of a dataset: exactly the files `load_dataset` would take.
 
 `datasets` is the authority on the layouts the hub accepts: the card's `configs:` (named configs, split
 paths, `data_dir`), then its default patterns (`data/train-0000K-of-0000N.*`, `train/*.jsonl`,
-`*-train-*.parquet`, a folder without split names). Importing it costs ~0.4 s and brings pandas, so each
-resolution is remembered in the cache under what it depends on (the hub commit, or the folder's file
-names and card); a warm open reads the answer back and never imports `datasets`.
+`*-train-*.parquet`, a folder without split names). Importing it costs ~0.5 s and brings pandas, so a
+hub dataset's listing is first resolved by `listing_layout` (the card's configs and the sharded default
+layout, with `datasets`' rules), and `datasets` only for the layouts that module leaves to it; local
+folders go to `datasets` (their listing is the disk's, symlinked folders and all). Each resolution is
+remembered in the cache under what it depends on (the hub commit, or the folder's file names and card);
+a warm open reads the answer back and resolves nothing.
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,17 +37,19 @@ class NoDataFiles(SourceError):
 
 
 def split_files(
-    base: str,
+    base: str | None,
     identity: list[Any],
     split: str,
     config: str | None,
     card: Card,
     patterns: list[str] | None = None,
     name: str = "",
+    names: Sequence[str] | None = None,
 ) -> list[str]:
     """Paths relative to `base` of the split's data files, remembered under `identity`.
 
-    `base` is a local folder or `hf://datasets/<id>@<commit>`; `patterns` the user's own data-files
+    `base` is a local folder, or None for a listing alone: `names`, every file's path (a hub listing),
+    resolved without `datasets` when `listing_layout` can. `patterns` are the user's own data-files
     patterns (an hf:// path), which replace the card's. Raises SourceError (its message starting with
     `name`) for an unknown split or config, NoDataFiles for a layout with no data files.
     """
@@ -51,7 +57,7 @@ def split_files(
     if files is not None:
         return files
     try:
-        files = _resolve(base.rstrip("/"), split, config, card, patterns)
+        files = _resolve(base, names, split, config, card, patterns)
     except SourceError as exc:
         raise type(exc)(f"{name}: {exc}" if name else str(exc)) from None
     memo = _memo(identity, split, config, patterns)
@@ -82,16 +88,42 @@ def folder_identity(folder: Path) -> list[Any]:
     return ["local", str(folder), names, [stat.st_size, stat.st_mtime_ns] if stat else None]
 
 
-def _resolve(base: str, split: str, config: str | None, card: Card, patterns: list[str] | None) -> list[str]:
+def _resolve(
+    base: str | None,
+    names: Sequence[str] | None,
+    split: str,
+    config: str | None,
+    card: Card,
+    patterns: list[str] | None,
+) -> list[str]:
+    if patterns is not None and split != "train":  # as load_dataset(id, data_files=patterns): one "train" split
+        raise SourceError(f"no split {split!r} for a path pattern (use --split train)")
+    card_path = None if patterns is not None else card() if callable(card) else card
+    resolved = None
+    if names is not None:
+        from .listing_layout import resolve
+
+        resolved = resolve(names, config, card_path, patterns, list(FORMATS))
+    if resolved is None:
+        if base is not None:
+            resolved = _resolved_by_datasets(base.rstrip("/"), config, card_path, patterns)
+        else:
+            with _listed(names or ()) as listing:
+                resolved = _resolved_by_datasets(listing, config, card_path, patterns)
+    return _split_of(resolved, split)
+
+
+def _resolved_by_datasets(
+    base: str, config: str | None, card: Path | None, patterns: list[str] | None
+) -> dict[str, list[str]]:
+    """Every split's files (paths relative to `base`) as `datasets` resolves them."""
     from datasets.data_files import DataFilesDict, EmptyDatasetError, sanitize_patterns  # type: ignore[import-untyped]
 
     try:
-        if patterns is not None:  # as load_dataset(id, data_files=patterns): one "train" split
+        if patterns is not None:
             wanted, root = sanitize_patterns(patterns), base
-            if split != "train":
-                raise SourceError(f"no split {split!r} for a path pattern (use --split train)")
         else:
-            wanted, root = _config_patterns(base, config, card() if callable(card) else card)
+            wanted, root = _config_patterns(base, config, card)
         resolved = DataFilesDict.from_patterns(wanted, base_path=root, allowed_extensions=list(FORMATS))
     except EmptyDatasetError:
         raise NoDataFiles("no parquet, arrow or jsonl files in this dataset") from None
@@ -99,17 +131,23 @@ def _resolve(base: str, split: str, config: str | None, card: Card, patterns: li
         raise SourceError(f"no data files match the card's patterns ({first_line(exc)})") from None
     except ValueError as exc:  # a malformed `configs:` section, as load_dataset reports it
         raise SourceError(f"the dataset card's configs are invalid ({first_line(exc)})") from None
-    splits = [str(name) for name, found in resolved.items() if found]  # `datasets` names them with NamedSplit
+    # `datasets` names the splits with NamedSplit
+    return {str(name): [_relative(str(f), base) for f in found] for name, found in resolved.items()}
+
+
+def _split_of(resolved: dict[str, list[str]], split: str) -> list[str]:
+    """The split's files of one builder (as load_dataset infers it from the files)."""
+    splits = [name for name, found in resolved.items() if found]
     if not splits:
         raise NoDataFiles("no parquet, arrow or jsonl files in this dataset")
     if split not in splits:
         raise SourceError(f"no split {split!r} (splits: {listed(splits)}); choose one with --split")
-    files = [str(f) for f in resolved[split]]
+    files = resolved[split]
     counts = Counter(FORMATS[Path(f).suffix] for f in files if Path(f).suffix in FORMATS)
     if not counts:
         raise SourceError(f"no parquet, arrow or jsonl files for split {split!r}")
-    builder = counts.most_common(1)[0][0]  # as load_dataset infers the builder from the files
-    return [_relative(f, base) for f in files if FORMATS.get(Path(f).suffix) == builder]
+    builder = counts.most_common(1)[0][0]
+    return [f for f in files if FORMATS.get(Path(f).suffix) == builder]
 
 
 def _config_patterns(base: str, config: str | None, card: Path | None) -> tuple[dict[str, Any], str]:
@@ -140,3 +178,19 @@ def _config_patterns(base: str, config: str | None, card: Path | None) -> tuple[
 def _relative(file: str, base: str) -> str:
     prefix = base + "/"
     return file[len(prefix) :] if file.startswith(prefix) else file
+
+
+@contextlib.contextmanager
+def _listed(names: Sequence[str]) -> Iterator[str]:
+    """An in-memory folder (an fsspec URL) of empty files named as listed, for `datasets` to resolve the
+    split in: the same patterns and rules as on the hub, and no request for each folder."""
+    from fsspec.implementations.memory import MemoryFileSystem  # type: ignore[import-untyped]
+
+    memory = MemoryFileSystem()
+    root = f"/tracetui-listing-{uuid.uuid4().hex}"
+    for name in names:
+        memory.pipe_file(f"{root}/{name}", b"")
+    try:
+        yield f"memory://{root}"
+    finally:
+        memory.rm(root, recursive=True)

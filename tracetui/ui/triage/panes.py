@@ -56,6 +56,7 @@ class TrialPanes:
         trial = self.host.trial
         if trial is None or trial == self.shown:
             return
+        moved = self.shown is not None  # from a trial shown: the cursor may be paging on
         self.shown = trial
         self.subagent = None
         self.host.status_line.recheck()
@@ -66,7 +67,7 @@ class TrialPanes:
         conversation.show((), None)
         conversation.set_blocks([Block("loading… (reading this trial from the Hugging Face hub)", style="marker")])
         verifier.set_blocks([Block("loading…", style="marker")])
-        self.fetch.fetch((trial,), lambda: self._display(trial) if self.shown == trial else None, settle=True)
+        self.fetch.fetch((trial,), lambda: self._display(trial) if self.shown == trial else None, settle=moved)
 
     def _display(self, trial: int) -> None:
         host = self.host
