@@ -1,0 +1,62 @@
+"""What the 80x24 walkthrough of the features since issue 23 found (docs/walkthrough-80x24.md): on a
+harbor jobs root at 80x24, rows stay told apart, a key says what it did in words, and a message about
+one trial goes when another one is read."""
+
+from __future__ import annotations
+
+import re
+
+from tracetui.data.session import prepare
+from tracetui.data.sources import SourceSpec
+
+from .jobs_helpers import SAMPLE, copy_tree
+from .test_triage_edges import status
+from .ui_helpers import make_app, visible_lines, wait_loaded
+
+
+def jobs_app(tmp_path):
+    jobs = copy_tree(SAMPLE / "jobs", tmp_path / "jobs")
+    return make_app(prepare([SourceSpec(str(jobs))]))
+
+
+async def test_the_dataset_column_tells_two_jobs_of_one_day_apart(tmp_path):
+    app = jobs_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        trials = screen.trial_list
+        shown = dict(trials.columns())
+        dataset = next(c for c in shown if c.key == "dataset")
+        cells = {dataset.value(t, shown[dataset]) for t in trials.order}
+        assert len(cells) == len(app.session.dataset_names) == 2, cells  # `2026-07…` twice before
+        lines = visible_lines(trials)
+        assert all(cell in "\n".join(lines) for cell in cells)
+
+
+async def test_the_order_by_a_figure_keeps_its_column_and_reads_in_words(tmp_path):
+    app = jobs_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        trials = screen.trial_list
+        for key, title in (("messages", "msgs"), ("tokens", "tokens"), ("cost", "cost"), ("agent_time", "agent")):
+            while screen.filters.sort_key != key:
+                await pilot.press("o")
+            assert re.search(f"{title} ?▲", trials.header().plain), key  # the column of the order shows, marked
+            assert status(screen) == f"Sorted by {key.replace('_', ' ')}."
+        await pilot.press("O")
+        assert status(screen) == "Sorted by agent time (reversed)."
+
+
+async def test_no_recording_goes_once_another_trial_is_read(tmp_path):
+    app = jobs_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        order = list(screen.trial_list.order)
+        without = next(t for t in order if app.session.recording(t) is None)
+        screen.trial_list.move_to(order.index(without))
+        await pilot.pause()
+        await pilot.press("r")
+        assert status(screen) == "No recording for this trial."
+        other = next(t for t in order if t != without)
+        screen.trial_list.move_to(order.index(other))
+        await pilot.pause()
+        assert "recording" not in status(screen)
