@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import re
 
+from rich.cells import cell_len
+
 from tracetui.data.session import prepare
 from tracetui.data.sources import SourceSpec
+from tracetui.ui.screens.stats import StatsScreen
 
 from .jobs_helpers import SAMPLE, copy_tree
 from .test_triage_edges import status
@@ -60,3 +63,19 @@ async def test_no_recording_goes_once_another_trial_is_read(tmp_path):
         screen.trial_list.move_to(order.index(other))
         await pilot.pause()
         assert "recording" not in status(screen)
+
+
+async def test_every_stats_section_title_is_read_whole_at_80_columns(tmp_path):
+    app = jobs_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        await pilot.press("S")
+        await pilot.pause()
+        stats = app.screen
+        assert isinstance(stats, StatsScreen) and stats is not screen
+        titles = list(stats.query(".section-title"))
+        assert any(cell_len(t.render().plain) > 78 for t in titles)  # some do not fit one line
+        for title in titles:
+            text = title.render()
+            lines = text.wrap(title.content_region.width)
+            assert title.content_region.height >= len(lines), text.plain  # `Per model (… passes without` before
