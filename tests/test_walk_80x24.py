@@ -8,11 +8,12 @@ import re
 
 from rich.cells import cell_len
 
+from tracetui.data.export import trial_markdown
 from tracetui.data.session import prepare
 from tracetui.data.sources import SourceSpec
 from tracetui.ui.screens.stats import StatsScreen
 
-from .jobs_helpers import SAMPLE, copy_tree
+from .jobs_helpers import SAMPLE, copy_tree, open_paths
 from .test_triage_edges import status
 from .ui_helpers import make_app, visible_lines, wait_loaded
 
@@ -79,3 +80,27 @@ async def test_every_stats_section_title_is_read_whole_at_80_columns(tmp_path):
             text = title.render()
             lines = text.wrap(title.content_region.width)
             assert title.content_region.height >= len(lines), text.plain  # `Per model (… passes without` before
+
+
+async def test_a_running_trial_says_its_verifier_has_not_run_yet(tmp_path):
+    app = jobs_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        order = list(screen.trial_list.order)
+        running = next(t for t in order if app.session.info(t).outcome == "running")
+        screen.trial_list.move_to(order.index(running))
+        for _ in range(50):
+            await pilot.pause(0.02)
+            lines = " ".join(visible_lines(screen.verifier)).split()
+            if lines:
+                break
+        said = " ".join(lines)
+        assert "has not run yet: the trial is still running." in said, said  # `did not run` before
+        assert "did not run" not in said
+
+
+def test_a_running_trials_markdown_says_its_verifier_has_not_run_yet(tmp_path):
+    session = open_paths(copy_tree(SAMPLE / "jobs", tmp_path / "jobs"))
+    running = next(t for t in range(len(session)) if session.info(t).outcome == "running")
+    text = trial_markdown(session, running)  # what `y` copies and the pager shows
+    assert "## Result\n\nRUNNING · no result · the verifier has not run yet\n" in text
