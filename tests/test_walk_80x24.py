@@ -14,6 +14,7 @@ from tracetui.data.sources import SourceSpec
 from tracetui.ui.screens.stats import StatsScreen
 
 from .jobs_helpers import SAMPLE, copy_tree, open_paths
+from .test_output import run_in_terminal
 from .test_triage_edges import status
 from .ui_helpers import make_app, visible_lines, wait_loaded
 
@@ -104,3 +105,13 @@ def test_a_running_trials_markdown_says_its_verifier_has_not_run_yet(tmp_path):
     running = next(t for t in range(len(session)) if session.info(t).outcome == "running")
     text = trial_markdown(session, running)  # what `y` copies and the pager shows
     assert "## Result\n\nRUNNING · no result · the verifier has not run yet\n" in text
+
+
+def test_stats_at_80_columns_leaves_out_a_column_blank_in_every_row_first(tmp_path):
+    """`stats --by task` on a job folder: the interval (`-` for every task of two trials) goes before
+    `error`, so pass, fail and error add up to the trials."""
+    jobs = copy_tree(SAMPLE / "jobs", tmp_path / "jobs")
+    shown = run_in_terminal(["stats", str(jobs), "--by", "task"], 80)
+    header = shown.splitlines()[0].split()
+    assert header[:6] == ["task", "task_health", "trials", "pass", "fail", "error"], header
+    assert "left out to fit 80 columns: 95%_interval," in shown
