@@ -4,7 +4,12 @@ one trial goes when another one is read."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import pty
 import re
+import subprocess
+import sys
 
 from rich.cells import cell_len
 
@@ -14,6 +19,7 @@ from tracetui.data.sources import SourceSpec
 from tracetui.ui.screens.stats import StatsScreen
 
 from .jobs_helpers import SAMPLE, copy_tree, open_paths
+from .llm_server import MODEL, LLMServer
 from .test_output import run_in_terminal
 from .test_triage_edges import status
 from .ui_helpers import make_app, visible_lines, wait_loaded
@@ -115,3 +121,31 @@ def test_stats_at_80_columns_leaves_out_a_column_blank_in_every_row_first(tmp_pa
     header = shown.splitlines()[0].split()
     assert header[:6] == ["task", "task_health", "trials", "pass", "fail", "error"], header
     assert "left out to fit 80 columns: 95%_interval," in shown
+
+
+def test_ask_on_an_80_column_terminal_wraps_its_lines_at_words_and_the_quote(tmp_path):
+    """Its plan and tally on stderr wrapped at spaces (`stand-\\nin/judge-1`, `0 fai\\nled` before), its
+    table's quotes wrapped, not cut after 20 columns."""
+    jobs = copy_tree(SAMPLE / "jobs", tmp_path / "jobs")
+    with LLMServer() as server:
+        leader, follower = pty.openpty()
+        env = {**os.environ, "COLUMNS": "80", "LINES": "24"}
+        args = ["ask", str(jobs), 'Did the agent print "step 1"?', "--endpoint", server.url]
+        done = subprocess.run(
+            [sys.executable, "-m", "tracetui", *args], stdout=follower, stderr=follower, env=env, timeout=300
+        )
+        os.close(follower)
+        chunks = []
+        with contextlib.suppress(OSError):
+            while chunk := os.read(leader, 65536):
+                chunks.append(chunk)
+        os.close(leader)
+    assert done.returncode == 0
+    shown = b"".join(chunks).decode().replace("\r\n", "\n")
+    screen = (line.split("\r")[-1].replace("\x1b[K", "") for line in shown.split("\n"))  # progress overwritten
+    lines = [line for line in screen if line.strip()]
+    assert max(len(line) for line in lines) <= 80, lines
+    plan, tally = " ".join(" ".join(lines[:3]).split()), lines[-2:]
+    assert f"to {MODEL} at {server.url}" in plan, plan
+    assert tally[0].endswith(" 0") and tally[1].strip() == "failed)", tally  # whole words on each line
+    assert sum("'print(\"HELDOUT-JOBS" in line for line in lines) == 4  # each quote's second line

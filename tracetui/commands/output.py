@@ -12,6 +12,7 @@ import shutil
 import sys
 import textwrap
 from collections.abc import Sequence
+from typing import TextIO
 
 from ..trace.sanitize import sanitize
 from ..ui.cuts import Cuts, plain_cut
@@ -92,14 +93,20 @@ def terminal_columns() -> int | None:
     return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
 
 
-def print_note(text: str, indent: str = "") -> None:
-    """A line of prose about a table, wrapped to the terminal's width (whole when piped); `indent`
-    starts each of its lines."""
-    columns = terminal_columns()
+def print_note(text: str, indent: str = "", file: TextIO | None = None) -> None:
+    """A line of prose about a table, on stdout or `file`, wrapped at words to the terminal's width
+    (whole when piped); `indent` starts each of its lines."""
+    stream = sys.stdout if file is None else file
+    columns = shutil.get_terminal_size().columns if stream.isatty() else None
     if not columns:
-        print(indent + text)
+        print(indent + text, file=stream)
         return
-    print("\n".join(textwrap.wrap(text, columns, initial_indent=indent, subsequent_indent=indent + "  ")))
+    print(
+        "\n".join(
+            textwrap.wrap(text, columns, initial_indent=indent, subsequent_indent=indent + "  ", break_on_hyphens=False)
+        ),
+        file=stream,
+    )
 
 
 NARROWEST = 8
