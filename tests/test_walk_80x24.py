@@ -16,7 +16,9 @@ from rich.cells import cell_len
 from tracetui.data.export import trial_markdown
 from tracetui.data.session import prepare
 from tracetui.data.sources import SourceSpec
+from tracetui.ui.cuts import plain_cut
 from tracetui.ui.screens.stats import StatsScreen
+from tracetui.ui.widgets.columns import Column
 
 from .jobs_helpers import SAMPLE, copy_tree, open_paths
 from .llm_server import MODEL, LLMServer
@@ -149,3 +151,16 @@ def test_ask_on_an_80_column_terminal_wraps_its_lines_at_words_and_the_quote(tmp
     assert f"to {MODEL} at {server.url}" in plan, plan
     assert tally[0].endswith(" 0") and tally[1].strip() == "failed)", tally  # whole words on each line
     assert sum("'print(\"HELDOUT-JOBS" in line for line in lines) == 4  # each quote's second line
+
+
+async def test_a_column_narrowed_below_its_title_shows_the_title_cut(tmp_path):
+    """An answers column at 80 columns (3 wide, `yes`) had no title: nothing said what it answered."""
+    app = jobs_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        trials = screen.trial_list
+        trials.set_column(Column("answers", "mention-step-1", 10, lambda t, w: "yes", give_way=((33, 3), (52, 0))))
+        await pilot.pause()
+        width = {c.key: w for c, w in trials.columns()}["answers"]
+        assert width < len("mention-step-1")
+        assert plain_cut("mention-step-1", width) in trials.header().plain

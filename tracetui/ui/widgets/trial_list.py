@@ -24,7 +24,7 @@ from textual.widget import Widget
 from ...data.session import Session
 from ...render.figures import cost, seconds, tokens
 from .. import keymap
-from ..cuts import Cuts
+from ..cuts import Cuts, plain_cut
 from ..format import OUTCOME_BADGES, fit, model_names
 from .columns import Column, fit_columns
 from .cursor_list import CursorList
@@ -202,11 +202,12 @@ class TrialList(CursorList):
 
     def header(self) -> Text:
         """Column titles at the list's width, the sorted one marked ▲ / ▼; a column narrower than its
-        title shows none."""
+        title shows it cut (`mention-s…` narrowed to `me…`), or none when under 3 cells."""
         text = Text(no_wrap=True, overflow="crop")
         for column, w in self.columns():
             mark = (" ▼" if self.sort_reverse else " ▲") if column.sort_key == self.sort_key else ""
-            label = column.title + mark if cell_len(column.title) <= w else mark.strip()
+            title = column.title if cell_len(column.title) <= w or w < 3 else plain_cut(column.title, w)
+            label = title + mark if cell_len(title) <= w else mark.strip()
             cell = fit(label, w)
             text.append((cell.rstrip().rjust(w) if column.right else cell) + " ", style="bold")
         return text
