@@ -17,6 +17,7 @@ from tracetui.data.export import trial_markdown
 from tracetui.data.session import prepare
 from tracetui.data.sources import SourceSpec
 from tracetui.ui.cuts import plain_cut
+from tracetui.ui.screens.headtohead import HeadToHeadScreen
 from tracetui.ui.screens.stats import StatsScreen
 from tracetui.ui.widgets.columns import Column
 
@@ -24,7 +25,7 @@ from .jobs_helpers import SAMPLE, copy_tree, open_paths
 from .llm_server import MODEL, LLMServer
 from .test_output import run_in_terminal
 from .test_triage_edges import status
-from .ui_helpers import make_app, visible_lines, wait_loaded
+from .ui_helpers import make_app, text_of, visible_lines, wait_loaded
 
 
 def jobs_app(tmp_path):
@@ -164,3 +165,18 @@ async def test_a_column_narrowed_below_its_title_shows_the_title_cut(tmp_path):
         width = {c.key: w for c, w in trials.columns()}["answers"]
         assert width < len("mention-step-1")
         assert plain_cut("mention-step-1", width) in trials.header().plain
+
+
+async def test_head_to_head_of_two_jobs_with_no_task_graded_on_both_sides_says_so(tmp_path):
+    """The second job's trials of the shared tasks errored or still run: W raised (NaN points)."""
+    for size in ((80, 24), (120, 40)):
+        app = jobs_app(tmp_path / str(size[0]))
+        async with app.run_test(size=size) as pilot:
+            screen = await wait_loaded(app, pilot)
+            await pilot.press("W")
+            await pilot.pause()
+            assert isinstance(app.screen, HeadToHeadScreen) and app.screen is not screen
+            verdict = " ".join(text_of(app.screen.query_one("#h2h-verdict")).split())
+            assert verdict.startswith("A − B: no shared task graded on both sides"), verdict
+            await pilot.press("escape")
+            assert app.screen is screen
