@@ -17,6 +17,7 @@ from tracetui.data.export import trial_markdown
 from tracetui.data.session import prepare
 from tracetui.data.sources import SourceSpec
 from tracetui.ui.cuts import plain_cut
+from tracetui.ui.screens.compare import CompareScreen
 from tracetui.ui.screens.headtohead import HeadToHeadScreen
 from tracetui.ui.screens.stats import StatsScreen
 from tracetui.ui.widgets.columns import Column
@@ -180,3 +181,30 @@ async def test_head_to_head_of_two_jobs_with_no_task_graded_on_both_sides_says_s
             assert verdict.startswith("A − B: no shared task graded on both sides"), verdict
             await pilot.press("escape")
             assert app.screen is screen
+
+
+async def test_compare_titles_of_two_jobs_drop_the_dataset_before_cutting_the_model(tmp_path):
+    """At 80x24 a side's title read `Qwen3-8B…` (the job name cut off after it) and `claude-so……`."""
+    app = jobs_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        order = list(screen.trial_list.order)
+        trial = next(t for t in order if app.session.info(t).outcome == "fail")
+        screen.trial_list.move_to(order.index(trial))
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        await pilot.press("enter")
+        for _ in range(100):
+            if isinstance(app.screen, CompareScreen):
+                break
+            await pilot.pause(0.02)
+        await pilot.pause()
+        compare = app.screen
+        assert isinstance(compare, CompareScreen)
+        names = compare.model_names
+        for side, shown in zip(("left", "right"), compare.trials):
+            title = text_of(compare.query_one(f"#{side}-title")).rstrip()
+            model = names.get(app.session.info(shown).model, app.session.info(shown).model)
+            assert "……" not in title, title
+            assert title.endswith(model) or (title.endswith("…") and model.startswith(title.split()[-1][:-1])), title
