@@ -114,7 +114,7 @@ def test_one_line_errors(demo, cli):
         url = server.url
     down = cli("ask", demo, QUESTION, "--endpoint", url)
     assert down.returncode == 2 and down.stderr.strip().splitlines() == [
-        f"tracetui: cannot ask {url}: {url}: connection refused (is the server running?)"
+        f"tracetui: cannot ask {url}: connection refused (is the server running?)"
     ]
     assert cli("ask", demo, QUESTION, "--parallel", "0").returncode == 2
 

@@ -156,7 +156,7 @@ class ChatClient:
             try:
                 connection.connect()
             except TimeoutError:
-                raise Unreachable(f"{self.endpoint.url}: no connection within {connection.timeout:g} s") from None
+                raise Unreachable(f"no connection within {connection.timeout:g} s") from None
             if self._stop.is_set():  # aborted while connecting: its socket was not there to shut
                 raise Cancelled("cancelled")
             assert connection.sock is not None  # connected
@@ -172,7 +172,7 @@ class ChatClient:
         except (OSError, http.client.HTTPException) as exc:
             if self._stop.is_set():
                 raise Cancelled("cancelled") from None
-            raise Unreachable(f"{self.endpoint.url}: {_transport_reason(exc)}") from None
+            raise Unreachable(_transport_reason(exc)) from None  # the caller names the server
         finally:
             with self._lock:
                 self._open.discard(connection)

@@ -194,7 +194,8 @@ def message_text(messages: Sequence[Message], index: int) -> str:
 
 def _verifier_text(outcome: str, result: str | None, log: str | None) -> str:
     if log is None:
-        return f"Result: {outcome.upper()} · {result or 'no result'} · the verifier did not run"
+        verifier = "the verifier has not run yet" if outcome == "running" else "the verifier did not run"
+        return f"Result: {outcome.upper()} · {result or 'no result'} · {verifier}"
     report = parse_verifier(log)
     lines = [f"Result: {verdict_line(outcome, result, report)}"]
     failures = {f.test: f for f in report.failures}

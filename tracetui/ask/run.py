@@ -156,7 +156,7 @@ class AskRun:
                     break
                 if streak >= STOP_AFTER + self.parallel:
                     kept = counts["answered"] + counts["cached"]
-                    stopped = f"the server stopped answering ({last}); {kept:,} answers kept"
+                    stopped = f"{self.client.endpoint.url} stopped answering ({last}); {kept:,} answers kept"
                     break
         finally:
             self.client.abort()  # what is still in flight fails at once

@@ -19,7 +19,7 @@ from collections import Counter
 from ..data.errors import SourceError
 from . import end_progress, print_progress, subcommand
 from . import run as run_command
-from .output import trial_record, write_records
+from .output import print_note, trial_record, write_records
 from .selection import Extras, chosen_trials, filter_args, open_sources
 
 FIELDS = (
@@ -103,7 +103,7 @@ def _ask(args) -> int:
     filters = filter_args(args)
     config, warning = load_config()
     if warning:
-        print(f"tracetui: {warning}", file=sys.stderr)
+        print_note(f"tracetui: {warning}", file=sys.stderr)
     options = (args.endpoint, args.model, args.parallel, args.max_tokens_per_trial, args.timeout)
     if args.show_prompt is not None:
         return _show_prompt(args, question, config.ask)
@@ -127,7 +127,7 @@ def _ask(args) -> int:
         elif asked.failure != "cancelled":
             end_progress()
             name = session.info(asked.trial).trial_name or f"trial {asked.trial}"
-            print(f"tracetui: {_cell(name)}: {asked.failure}", file=sys.stderr)
+            print_note(f"tracetui: {_cell(name)}: {asked.failure}", file=sys.stderr)
         counts["cached" if asked.cached else "answered" if asked.answer else "failed"] += 1
         done = sum(counts.values())
         print_progress(
@@ -145,17 +145,17 @@ def _ask(args) -> int:
     _print(args.format, session, target.book.name, [t for t in trials if t in results], results)
     values = Counter(answer.value for answer in results.values())
     tally = ", ".join(f"{values[v]:,} {v}" for v in ("yes", "no", "unclear", "unverified"))
-    print(
+    print_note(
         f"ask:{target.book.name}: {tally} ({summary.cached:,} answered before, {summary.failed:,} failed)",
         file=sys.stderr,
     )
     if target.book.problem:
-        print(f"tracetui: {target.book.problem}", file=sys.stderr)
+        print_note(f"tracetui: {target.book.problem}", file=sys.stderr)
     if summary.cancelled:
-        print("tracetui: cancelled; the answers so far are kept, and asking again asks the rest", file=sys.stderr)
+        print_note("tracetui: cancelled; the answers so far are kept, and asking again asks the rest", file=sys.stderr)
         return 130
     if summary.stopped:
-        print(f"tracetui: {summary.stopped}; asking again asks the rest", file=sys.stderr)
+        print_note(f"tracetui: {summary.stopped}; asking again asks the rest", file=sys.stderr)
     return 1 if summary.failed else 0
 
 
@@ -166,14 +166,14 @@ def _say_plan(session, asking, target, settings) -> None:
     count, before = len(asking.trials), len(asking.trials) - len(new)
     tokens = estimate_tokens(session, new, target.budget)
     again = f", {before:,} of them answered before" if before else ""
-    print(
+    print_note(
         f"Asking {count:,} trial{'s' * (count != 1)}{again}: at most ~{tokens:,} prompt tokens "
         f"(up to {target.budget:,} a trial) to {_cell(target.model.id)} at {settings.endpoint.url}, "
         f"{settings.parallel} at a time; the answers are ask:{target.book.name}",
         file=sys.stderr,
     )
     if target.note:
-        print(f"tracetui: {target.note}", file=sys.stderr)
+        print_note(f"tracetui: {target.note}", file=sys.stderr)
 
 
 def _show_prompt(args, question: str, table) -> int:
@@ -197,7 +197,7 @@ def _show_prompt(args, question: str, table) -> int:
     budget, note = budget_for(context, args.max_tokens_per_trial)
     prompt = build_prompt(session, trial, question, budget, lambda: findings_evidence(session, trial))
     print(sanitize(prompt.text))
-    print(
+    print_note(
         f"~{prompt.tokens:,} tokens (up to {budget:,} of trial text{where}); {prompt.shown} of "
         f"{prompt.shown + prompt.left_out} messages shown, {prompt.cut} cut to fit" + (f"; {note}" if note else ""),
         file=sys.stderr,
@@ -231,7 +231,7 @@ def _print(format_: str, session, name: str, trials, answers) -> None:
                 "reason": answer.reason,
             }
         )
-    write_records(format_, records, FIELDS, TABLE_FIELDS, "(no answers)", width=40)
+    write_records(format_, records, FIELDS, TABLE_FIELDS, "(no answers)", width=40, wrap="quote")
 
 
 def _cell(text: str) -> str:

@@ -16,7 +16,7 @@ from ..data.trials import RUNNING
 from ..findings import KIND_NAMES, KINDS
 from . import run as run_command
 from . import subcommand
-from .output import trial_record, write_records
+from .output import print_note, trial_record, write_records
 from .selection import Extras, filter_args, filter_state, findings_index, open_sources
 
 FIELDS = ("dataset", "trial_name", "task", "model", "result", "kind", "message", "evidence")
@@ -77,7 +77,7 @@ def _findings(args) -> int:
     if args.format == "table":
         trials = len({(r["dataset"], r["trial_name"]) for r in records})
         still = f"; {running:,} of the trials read {'is' if running == 1 else 'are'} still running" if running else ""
-        print(
+        print_note(
             f"{len(records):,} finding{'s' * (len(records) != 1)} in {trials:,} trial{'s' * (trials != 1)}{still}",
             file=sys.stderr,
         )

@@ -12,6 +12,7 @@ import shutil
 import sys
 import textwrap
 from collections.abc import Sequence
+from typing import TextIO
 
 from ..trace.sanitize import sanitize
 from ..ui.cuts import Cuts, plain_cut
@@ -31,9 +32,9 @@ def print_table(
 ) -> None:
     """Columns padded to their widest cell; text left-aligned, numbers right-aligned.
 
-    On a terminal (or given `columns`) the table fits its width: the `spare` columns are left out, in
-    their order, while the others cannot fit at their narrowest (a line after the table names them);
-    text columns narrow, the widest first (the `wrap` column's cells then wrap onto more lines, up to
+    On a terminal (or given `columns`) the table fits its width: the `spare` columns are left out (those
+    with nothing in any row first, then in their order) while the others cannot fit at their narrowest
+    (a line after the table names them); text columns narrow, the widest first (the `wrap` column's cells then wrap onto more lines, up to
     `WRAP_LINES`; the others are cut where they differ, so rows stay told apart), and titles wrap at
     `_` above narrow numbers. Piped, every column keeps its full width."""
     if not rows:
@@ -53,7 +54,8 @@ def print_table(
             for h in headers
         }
         roomy = {h: least[h] if numeric[h] else min(widths[h], ROOMY) for h in headers}
-        for h in (h for h in spare if h in headers):
+        blank = [h for h in spare if h in headers and all(r[h] in ("", "-") for r in cells)]
+        for h in [*blank, *(h for h in spare if h in headers and h not in blank)]:  # empty ones first
             if sum(roomy[k] for k in headers) + 2 * (len(headers) - 1) <= columns:
                 break
             headers.remove(h)
@@ -91,14 +93,20 @@ def terminal_columns() -> int | None:
     return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
 
 
-def print_note(text: str, indent: str = "") -> None:
-    """A line of prose about a table, wrapped to the terminal's width (whole when piped); `indent`
-    starts each of its lines."""
-    columns = terminal_columns()
+def print_note(text: str, indent: str = "", file: TextIO | None = None) -> None:
+    """A line of prose about a table, on stdout or `file`, wrapped at words to the terminal's width
+    (whole when piped); `indent` starts each of its lines."""
+    stream = sys.stdout if file is None else file
+    columns = shutil.get_terminal_size().columns if stream.isatty() else None
     if not columns:
-        print(indent + text)
+        print(indent + text, file=stream)
         return
-    print("\n".join(textwrap.wrap(text, columns, initial_indent=indent, subsequent_indent=indent + "  ")))
+    print(
+        "\n".join(
+            textwrap.wrap(text, columns, initial_indent=indent, subsequent_indent=indent + "  ", break_on_hyphens=False)
+        ),
+        file=stream,
+    )
 
 
 NARROWEST = 8

@@ -19,6 +19,7 @@ import numpy as np
 from ..data.facets import ASK_PREFIX, FilterArg, FilterState, parse_filter_args, resolve_filters
 from ..data.session import Session, open_session, prepare
 from . import cache_size, end_progress, print_progress, source_specs
+from .output import print_note
 
 if TYPE_CHECKING:  # imported where they are used, when a filter or a grouping needs them
     from ..ask.index import AskIndex
@@ -33,7 +34,7 @@ def open_sources(args) -> Session:
     session = open_session(prepare(source_specs(args)), print_progress, cache_size(args))
     end_progress()
     for note in session.notes:
-        print(f"tracetui: {note}", file=sys.stderr)
+        print_note(f"tracetui: {note}", file=sys.stderr)
     return session
 
 
@@ -105,7 +106,7 @@ def label_store(extras: Extras):
         extras.store = LabelStore.open()
         warning = extras.store.pop_warning()
         if warning:
-            print(f"tracetui: {warning}", file=sys.stderr)
+            print_note(f"tracetui: {warning}", file=sys.stderr)
     return extras.store
 
 

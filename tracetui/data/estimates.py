@@ -106,6 +106,8 @@ class Difference:
 
     def verdict(self, a: str = "A", b: str = "B", short: bool = False) -> str:
         """The difference in words, e.g. `A ahead by 12 points (95% +3 to +21): more than noise`."""
+        if not self.tasks:  # both sides attempted the shared tasks, but no task was graded on both
+            return "no shared task graded on both sides" + ("" if short else ": nothing to compare")
         points = round(100 * self.mean)
         lead = f"{a} ahead by {points}" if points > 0 else f"{b} ahead by {-points}" if points < 0 else "even"
         lead += " points" if points else ""

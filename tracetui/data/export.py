@@ -438,7 +438,8 @@ def trial_markdown(session: Session, trial: int) -> str:
     out += [f"| {name} | {_inline(value)} |" for name, value in fields if value]
     out += ["", "## Result", ""]
     if log is None:
-        out.append(f"{info.outcome.upper()} · {_inline(info.result or 'no result')} · the verifier did not run")
+        verifier = "the verifier has not run yet" if info.outcome == "running" else "the verifier did not run"
+        out.append(f"{info.outcome.upper()} · {_inline(info.result or 'no result')} · {verifier}")
     else:
         out.append(_inline(verdict_line(info.outcome, info.result, report)))
         failures = {f.test: f for f in report.failures}

@@ -57,6 +57,10 @@ def verifier_view(
     role = f"outcome.{outcome}" if outcome in COLOURED_OUTCOMES else "heading"
     figures = [Block(line, style="meta") for line in usage]
     if text is None:
+        if outcome == "running":  # a job still running: its verifier comes after the agent
+            return VerifierView(
+                [Block("The verifier has not run yet: the trial is still running.", style=role), *figures]
+            )
         why = f" — the trial ended with {sanitize(result)}" if outcome == "error" and result else ""
         return VerifierView([Block(f"The verifier did not run{why}.", style=role), *figures])
     blocks = [Block(sanitize(verdict_line(outcome, result, report)), style=role), *figures]

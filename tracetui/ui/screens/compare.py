@@ -152,10 +152,11 @@ class CompareScreen(Screen[None]):
             if episode is not None:
                 parts.append((f" {episode_of(episode, episodes, 'ep')}", "cyan"))
             dataset = [(f"  {sanitize(info.dataset)}", "dim")] if len(self.session.datasets) > 1 else []
-            self.query_one(f"#{side}-title", InfoBar).show_versions(
+            narrow = [[*parts, "  ", *self._side_parts(trial, True, width)[1:]] for width in (0, 16, 10)]
+            self.query_one(f"#{side}-title", InfoBar).show_versions(  # the dataset goes before the model is cut
                 [*parts, "  ", *self._side_parts(trial, False)[1:], *dataset],
-                [*parts, "  ", *self._side_parts(trial, True)[1:], *dataset],
-                *([*parts, "  ", *self._side_parts(trial, True, width)[1:], *dataset] for width in (16, 10)),
+                *([*version, *dataset] for version in narrow),
+                *(narrow if dataset else ()),
             )
 
     # --- scrolling together --------------------------------------------------------------------

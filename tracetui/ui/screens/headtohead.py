@@ -161,7 +161,11 @@ class HeadToHeadScreen(Screen[FilterState | None]):
             if clean is not None:
                 verdict += ["  ·  without hacks: ", clean.verdict(short=short)]
             versions.append(verdict)
-        note = f"  (mean of per-task rates over the {difference.tasks} tasks graded on both sides)"
+        note = (
+            f"  (mean of per-task rates over the {difference.tasks} tasks graded on both sides)"
+            if difference.tasks
+            else ""
+        )
         short_versions = [[head, difference.verdict(short=True)]] if clean is not None else []
         self.query_one("#h2h-verdict", InfoBar).show_versions([*versions[0], (note, "dim")], *versions, *short_versions)
 

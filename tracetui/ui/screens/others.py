@@ -99,7 +99,7 @@ class OtherScreens:
             return
         path = self.session.recording(trial)
         if path is None:
-            self.host.status("No recording for this trial.")
+            self.host.status("No recording for this trial.", about=self.host.about_trial)
             return
         info = self.session.info(trial)
         episode = self.host.conversation.episode_position()[0]  # None in a sub-agent's conversation

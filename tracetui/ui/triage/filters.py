@@ -139,17 +139,19 @@ class Filters:
     def cycle_sort(self) -> None:
         keys = self.host.session.ordering.keys  # the source's: usage orders only where trials record usage
         self.sort_key = keys[(keys.index(self.sort_key) + 1) % len(keys)]
-        self._sorted(f"Sorted by {self.sort_key}{' (reversed)' if self.sort_reverse else ''}.")
+        self._sorted()
 
     def sort_by(self, key: str) -> None:
         if key in self.host.session.ordering.keys:
             self.sort_key = key
-            self._sorted(f"Sorted by {key}.")
+            self._sorted()
 
     def reverse_sort(self) -> None:
         self.sort_reverse = not self.sort_reverse
-        self._sorted(f"Sorted by {self.sort_key}{' (reversed)' if self.sort_reverse else ''}.")
+        self._sorted()
 
-    def _sorted(self, line: str) -> None:
+    def _sorted(self) -> None:
         self.host.apply_filters()
+        name = self.sort_key.replace("_", " ")  # agent_time: the agent's time
+        line = f"Sorted by {name}{' (reversed)' if self.sort_reverse else ''}."
         self.host.status(line, about=self.host.about_filters)

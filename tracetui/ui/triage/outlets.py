@@ -88,6 +88,8 @@ class Outlets:
         host = self.host
         message = host.conversation.current_message()
         if message is None:
-            host.no_trial() if host.trial is None else host.status("No message shown yet (the trial is loading).")
+            host.no_trial() if host.trial is None else host.status(
+                "No message shown yet (the trial is loading).", about=host.about_trial
+            )
             return None
         return sanitize(message.content)

@@ -86,7 +86,8 @@ def _line(parts: Sequence[Part]) -> Text:
 
 
 def cut_at_word(text: Text, width: int) -> Text:
-    """`text` cut to `width` cells with "…", at the last space unless that loses two thirds of it."""
+    """`text` cut to `width` cells with "…", at the last space unless that loses two thirds of it (one
+    "…": a cut that ends in a part cut already keeps its own)."""
     if text.cell_len <= width:
         return text
     if width <= 1:
@@ -103,7 +104,8 @@ def cut_at_word(text: Text, width: int) -> Text:
         end = space
     cut = text[:end]
     cut.rstrip()
-    cut.append("…")
+    if not cut.plain.endswith("…"):
+        cut.append("…")
     return cut
 
 

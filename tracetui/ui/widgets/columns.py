@@ -3,7 +3,8 @@
 Each column has a preferred width and ways to give way (narrow to a smaller width, or drop at 0), each
 with a priority. When a row does not fit, the ways of lowest priority are taken first until it does;
 the flexible column (the task) then gets all that is left. So a feature adds a column with the ways it
-can give way, and nothing else needs to know about it.
+can give way, and nothing else needs to know about it. The column the list is sorted by narrows but
+stays: an order by a figure no column shows cannot be read.
 """
 
 from __future__ import annotations
@@ -35,14 +36,20 @@ class Column:
     flex: bool = False
 
 
-def fit_columns(columns: list[Column], width: int) -> list[tuple[Column, int]]:
-    """The columns shown in `width` cells (one space after each) and their widths, in display order."""
+def fit_columns(columns: list[Column], width: int, keep: str | None = None) -> list[tuple[Column, int]]:
+    """The columns shown in `width` cells (one space after each) and their widths, in display order;
+    the one whose `sort_key` is `keep` is never dropped."""
     widths = {c.key: c.width for c in columns}
 
     def used() -> int:
         return sum(w + 1 for w in widths.values() if w > 0)
 
-    steps = sorted((priority, index, narrower) for index, c in enumerate(columns) for priority, narrower in c.give_way)
+    steps = sorted(
+        (priority, index, narrower)
+        for index, c in enumerate(columns)
+        for priority, narrower in c.give_way
+        if narrower or keep is None or c.sort_key != keep
+    )
     for _, index, narrower in steps:
         if used() <= width:
             break

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -23,7 +24,7 @@ from textual.widget import Widget
 from ...data.session import Session
 from ...render.figures import cost, seconds, tokens
 from .. import keymap
-from ..cuts import Cuts
+from ..cuts import Cuts, plain_cut
 from ..format import OUTCOME_BADGES, fit, model_names
 from .columns import Column, fit_columns
 from .cursor_list import CursorList
@@ -58,7 +59,7 @@ class TrialList(CursorList):
         tasks = self.session.facets.facets["task"].labels
         longest_task = max((cell_len(t) for t in tasks), default=8)
         task_cut, model_cut = Cuts(tasks), Cuts(self.model_names.values())
-        dataset_cut = Cuts(ds.label for ds in self.session.datasets)
+        dataset_cut = Cuts(self.session.dataset_names)  # the names the column shows
         columns = [
             Column(
                 "outcome",
@@ -190,17 +191,23 @@ class TrialList(CursorList):
         return int(self.order[self.cursor])
 
     def columns(self, width: int | None = None) -> list[tuple[Column, int]]:
-        """The columns shown at `width` (default: the list's own width) and their widths."""
+        """The columns shown at `width` (default: the list's own width) and their widths; the column of
+        the order stays, with room for its title and mark."""
         width = self.scrollable_content_region.width if width is None else width
-        return fit_columns([*self._base, *self.extra_columns], width)
+        columns = [
+            replace(c, width=max(c.width, cell_len(c.title) + 2)) if c.sort_key == self.sort_key and not c.flex else c
+            for c in [*self._base, *self.extra_columns]
+        ]
+        return fit_columns(columns, width, keep=self.sort_key)
 
     def header(self) -> Text:
         """Column titles at the list's width, the sorted one marked ▲ / ▼; a column narrower than its
-        title shows none."""
+        title shows it cut (`mention-s…` narrowed to `me…`), or none when under 3 cells."""
         text = Text(no_wrap=True, overflow="crop")
         for column, w in self.columns():
             mark = (" ▼" if self.sort_reverse else " ▲") if column.sort_key == self.sort_key else ""
-            label = column.title + mark if cell_len(column.title) <= w else mark.strip()
+            title = column.title if cell_len(column.title) <= w or w < 3 else plain_cut(column.title, w)
+            label = title + mark if cell_len(title) <= w else mark.strip()
             cell = fit(label, w)
             text.append((cell.rstrip().rjust(w) if column.right else cell) + " ", style="bold")
         return text
