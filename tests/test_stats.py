@@ -8,6 +8,7 @@ import json
 import math
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -133,6 +134,12 @@ def test_head_to_head_of_two_datasets(runs):
     assert [r.task for r in versus.only_b_passes()] == ["t2"]
     assert [r.task for r in versus.both_pass()] == ["t6"]
     assert [r.task for r in versus.both_fail()] == ["t5"]
+    # a side with no graded attempt (all still running) neither passes nor fails
+    side = versus.rows[2].b
+    running = replace(side, passed=0, partial=0, failed=0, errors=0, unknown=0, running=side.trials)
+    ungraded = replace(versus.rows[2], b=running)
+    versus = replace(versus, rows=[versus.rows[0], ungraded, replace(versus.rows[0], task="t7", b=ungraded.b)])
+    assert not versus.both_fail() and [r.task for r in versus.only_a_passes()] == ["t1"]
     with pytest.raises(ValueError, match="no dataset"):
         head_to_head(session, everything(session), a, "nope")
 

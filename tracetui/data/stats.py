@@ -167,16 +167,22 @@ class HeadToHead:
         return _sum_counts([r.a for r in self.rows]), _sum_counts([r.b for r in self.rows])
 
     def only_a_passes(self) -> list[HeadToHeadRow]:
-        return [r for r in self.rows if r.a.passed and not r.b.passed]
+        return [r for r in self.rows if r.a.passed and _fails(r.b)]
 
     def only_b_passes(self) -> list[HeadToHeadRow]:
-        return [r for r in self.rows if r.b.passed and not r.a.passed]
+        return [r for r in self.rows if r.b.passed and _fails(r.a)]
 
     def both_pass(self) -> list[HeadToHeadRow]:
         return [r for r in self.rows if r.a.passed and r.b.passed]
 
     def both_fail(self) -> list[HeadToHeadRow]:
-        return [r for r in self.rows if not r.a.passed and not r.b.passed]
+        return [r for r in self.rows if _fails(r.a) and _fails(r.b)]
+
+
+def _fails(side: OutcomeCounts) -> bool:
+    """A side fails a task when it was graded and never passed: attempts still running (or of unknown
+    outcome) were not graded and say nothing either way; the task shows among all tasks only."""
+    return bool(side.graded) and not side.passed
 
 
 @dataclass(frozen=True, slots=True)
