@@ -116,6 +116,29 @@ async def test_a_job_folder_new_in_the_jobs_root_shows_while_the_app_is_open(tmp
         assert screen.verifiers.index.short[new] == "1/1 tests"
 
 
+async def test_the_list_makes_its_columns_again_when_a_run_brings_new_names(tmp_path):
+    """A jobs root of one job has no dataset column; a second job joining while the app is open brings
+    it (the columns are made over the names the session has now, not those it had at start)."""
+    from shutil import rmtree
+
+    from .jobs_helpers import write_job, write_trial
+
+    jobs = copy_tree(SAMPLE / "jobs", tmp_path / "jobs")
+    rmtree(jobs / "2026-07-01__12-00-00")
+    app = make_app(prepare([SourceSpec(str(jobs))]))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        trial_list = screen.trial_list
+        assert "dataset" not in [column.key for column, _ in trial_list.columns()]
+        job = write_job(jobs / "2026-07-02__08-00-00", finished=False)
+        write_trial(job, "s-new-task__JobTwo1")
+        before = len(trial_list.order)
+        await wait_for(pilot, lambda: len(trial_list.order) == before + 1)
+        await pilot.pause()
+        shown = [column.key for column, _ in trial_list.columns()]
+        assert "dataset" in shown
+
+
 HOSTILE_NAME = "evil\x1b]0;owned\x07\u202e.txt"
 
 

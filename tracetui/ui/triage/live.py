@@ -21,7 +21,6 @@ from ...data.jobs import JobStorage
 from ...data.jobs.follow import POLL, Changes, Follower
 from ...data.session import Applied, Session
 from ..findings import FindingsController
-from ..format import model_names
 from ..widgets.trial_list import TrialList
 from .labels import LabelBook
 from .panes import TrialPanes
@@ -105,7 +104,7 @@ class LiveJobs:
         self._indexes(applied)
         self.search.grow(len(self.session))  # new trials were not searched: they do not match
         self.labels.refresh()
-        self.host.trial_list.model_names = model_names(self.session.facets.facets["model"].labels)
+        self.host.trial_list.sources_changed()
         self._refresh(applied)
         return True
 

@@ -49,6 +49,7 @@ class TrialList(CursorList):
         self.sort_key, self.sort_reverse = "task", False
         self.model_names = model_names(session.facets.facets["model"].labels)
         self._base = self._base_columns()
+        self._shown_names = self._names_shown()
         self.extra_columns: list[Column] = []
         """Columns added by features such as tests and labels, after the base ones."""
         self.empty_text = ""
@@ -144,6 +145,22 @@ class TrialList(CursorList):
         values = self.session.ordering.usage_figures.get(key)
         value = math.nan if values is None or trial >= len(values) else float(values[trial])
         return "" if math.isnan(value) else form(value)
+
+    def sources_changed(self) -> None:
+        """The session took changes (a harbor run goes on): where they bring new names or figures, the
+        columns are made again over them (new tasks, models and jobs cut where they differ; a second job
+        brings the dataset column; cost recorded for the first time brings its column)."""
+        if self._names_shown() == self._shown_names:
+            return
+        self.model_names = model_names(self.session.facets.facets["model"].labels)
+        self._base, self._shown_names = self._base_columns(), self._names_shown()
+        self._columns_changed()
+
+    def _names_shown(self) -> tuple[int, ...]:
+        """How many names and figures the base columns are made over (they only ever grow)."""
+        facets = self.session.facets.facets
+        usage = self.session.ordering.usage_figures
+        return len(facets["task"].labels), len(facets["model"].labels), len(self.session.datasets), len(usage)
 
     def set_column(self, column: Column) -> None:
         """Add or replace a column (by key), after the base columns."""
