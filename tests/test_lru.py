@@ -47,3 +47,11 @@ def test_threads_never_leave_it_over_its_size():
     for thread in threads:
         thread.join()
     assert len(cache) == 8
+
+
+def test_clear_forgets_every_value():
+    cache: LRU[str, int] = LRU(2)
+    cache.put("a", 1)
+    cache.put("b", 2)
+    cache.clear()
+    assert len(cache) == 0 and cache.get("a") is None

@@ -68,3 +68,13 @@ async def test_the_message_line_gives_background_news_way():
         line.say("Added label 'bad-task' (saved; U undoes)", hold=True)
         line.working("Searching for 'x'… (Esc cancels)", 0.6)  # a held message outlasts progress
         assert line.text == "Added label 'bad-task' (saved; U undoes)"
+
+
+async def test_news_of_the_opening_after_the_app_closed_its_screens_is_dropped(sources):
+    """The opening worker may post its last progress once the app has closed (quit during the load):
+    the app drops it instead of failing on a screen stack that is gone."""
+    from tracetui.ui.work import WorkProgress
+
+    app = make_app(sources)
+    assert not app.screen_stack
+    app._progress(WorkProgress("Reading the metadata", 0.5))

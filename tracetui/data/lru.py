@@ -36,6 +36,10 @@ class LRU(Generic[K, V]):
             while len(self._values) > self.size:
                 self._values.popitem(last=False)
 
+    def clear(self) -> None:
+        with self._lock:
+            self._values.clear()
+
     def discard(self, key: K) -> None:
         with self._lock:
             self._values.pop(key, None)

@@ -185,8 +185,15 @@ class TraceApp(App):
 
     @on(WorkProgress)
     def _progress(self, event: WorkProgress) -> None:
-        if isinstance(self.screen, LoadingScreen):
-            self.screen.progress(event.fraction, event.text)
+        loading = self._loading()
+        if loading is not None:
+            loading.progress(event.fraction, event.text)
+
+    def _loading(self) -> LoadingScreen | None:
+        """The loading screen while it shows; None after it, and once the app has closed its screens (the
+        opening worker's last news can arrive then)."""
+        top = self.screen_stack[-1] if self.screen_stack else None
+        return top if isinstance(top, LoadingScreen) else None
 
     @on(OpenFailed)
     def _open_failed(self, event: OpenFailed) -> None:
@@ -218,7 +225,7 @@ class TraceApp(App):
         filters = self.options.filters
         given = filters if (filters.selected or filters.text) else None  # none given: resume the last view
         screen = TriageScreen(session, given, trial)
-        if isinstance(self.screen, LoadingScreen):
+        if self._loading() is not None:
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
