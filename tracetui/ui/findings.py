@@ -31,6 +31,7 @@ from .format import counted
 from .widgets.columns import Column
 from .widgets.findings_panel import FindingsPanel, kind_style
 from .widgets.reading_panes import ReadingPanes
+from .work import in_thread
 
 GROUP = "findings-index"
 PROGRESS = "Finding what went wrong"
@@ -103,9 +104,7 @@ class FindingsController:
     # --- the index, built in a worker ----------------------------------------------------------
     def start(self, verifiers: VerifierIndex | None = None) -> None:
         """Build (or read back) the index in a thread; `verifiers`, when built, spares reading the logs."""
-        self.screen.run_worker(
-            partial(self._build, verifiers), name=GROUP, group=GROUP, thread=True, exclusive=True, exit_on_error=False
-        )
+        in_thread(self.screen, partial(self._build, verifiers), GROUP, "Findings index")
 
     def _build(self, verifiers: VerifierIndex | None) -> None:
         worker = get_current_worker()

@@ -9,7 +9,9 @@ a worker's ERROR state into `failure_line`, the app goes on.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from textual.message import Message
 from textual.worker import Worker
@@ -44,3 +46,15 @@ def failure_line(worker: Worker[object]) -> str:
     detail = str(error).strip()
     kind = type(error).__name__
     return one_line(f"{what} failed: {kind}: {detail}" if detail else f"{what} failed: {kind}")
+
+
+class RunsWorkers(Protocol):
+    def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Worker[Any]: ...
+
+
+def in_thread(host: RunsWorkers, work: Callable[[], object], group: str, description: str = "") -> Worker[Any]:
+    """`work` on a thread worker of `host`, as all long work here runs: one at a time in its group (a new
+    one replaces the one running), its failure a line of the message line, not the app's end."""
+    return host.run_worker(
+        work, name=group, group=group, thread=True, exclusive=True, exit_on_error=False, description=description
+    )

@@ -29,6 +29,7 @@ from ..evidence import FeatureHost, next_listed, reveal_message
 from ..widgets.bars import PromptBar, PromptMode
 from ..widgets.columns import Column
 from ..widgets.verifier_panel import VerifierPanel
+from ..work import in_thread
 
 if TYPE_CHECKING:  # the rest of `tracetui.ask` (the prompt reads verifier logs) loads when first used, off start-up
     from ...ask.endpoint import Settings
@@ -121,9 +122,7 @@ class AskController:
 
     # --- the answers given before ---------------------------------------------------------------
     def load(self) -> None:
-        self.screen.run_worker(
-            self._load, name="ask-load", group="ask-load", thread=True, exit_on_error=False, description="Answers"
-        )
+        in_thread(self.screen, self._load, "ask-load", "Answers")
 
     def _load(self) -> None:
         from ...ask.index import session_indexes
@@ -164,15 +163,7 @@ class AskController:
         self.question = question
         trials = [int(t) for t in self.screen.trial_list.order]
         self.screen.status(f"Asking {settings.endpoint.url} which model it serves…")
-        self.screen.run_worker(
-            partial(self._run, question, trials, settings),
-            name=GROUP,
-            group=GROUP,
-            thread=True,
-            exclusive=True,
-            exit_on_error=False,
-            description="Ask",
-        )
+        in_thread(self.screen, partial(self._run, question, trials, settings), GROUP, "Ask")
 
     def _run(self, question: str, trials: list[int], settings: Settings) -> None:
         """In the worker's thread: connect, then ask, posting the news."""

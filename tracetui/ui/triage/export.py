@@ -17,7 +17,7 @@ from ...data.errors import SourceError
 from ..evidence import FeatureHost
 from ..format import counted
 from ..widgets.bars import PromptBar, PromptMode
-from ..work import WorkDone, WorkProgress
+from ..work import WorkDone, WorkProgress, in_thread
 from .browser import Download, deliveries, download_name, in_browser
 from .labels import LabelBook
 
@@ -72,15 +72,7 @@ class Export:
     def run(self, path: str) -> None:
         """Export the trials listed now to `path` in a worker."""
         trials = np.asarray(self.host.trial_list.order)
-        self.host.run_worker(
-            partial(self._run, path, trials),
-            name="run_export",
-            group=GROUP,
-            thread=True,
-            exclusive=True,
-            exit_on_error=False,
-            description="Export",
-        )
+        in_thread(self.host, partial(self._run, path, trials), GROUP, "Export")
 
     def _run(self, path: str, trials: np.ndarray) -> None:
         from ...ask.index import answer_columns

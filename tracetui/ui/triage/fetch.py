@@ -20,6 +20,7 @@ from textual.worker import Worker, get_current_worker
 from ...data.errors import SourceError
 from ...data.session import Session
 from ..background import WorkerCancelled, detached
+from ..work import in_thread
 
 SETTLE_SECONDS = 0.12
 """Wait this long before fetching: paging through trials fetches only the one the cursor stops on."""
@@ -62,14 +63,7 @@ class TrialFetch:
     def fetch(self, trials: tuple[int, ...], then: Callable[[], object], settle: bool = False) -> None:
         """Read `trials` (the last fetch asked for replaces any still running), then post Fetched; with
         `settle`, wait a moment first, so paging through trials fetches only the one the cursor stops on."""
-        self.screen.run_worker(
-            lambda: self._fetch(trials, then, settle),
-            group=GROUP,
-            thread=True,
-            exclusive=True,
-            exit_on_error=False,
-            description="Reading from the Hugging Face hub",
-        )
+        in_thread(self.screen, lambda: self._fetch(trials, then, settle), GROUP, "Reading from the Hugging Face hub")
 
     def _fetch(self, trials: tuple[int, ...], then: Callable[[], object], settle: bool) -> None:
         worker = get_current_worker()

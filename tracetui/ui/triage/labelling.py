@@ -15,6 +15,7 @@ from textual.timer import Timer
 from ...store.labels import Flushed
 from ..evidence import FeatureHost
 from ..widgets.columns import Column
+from ..work import in_thread
 from .labels import LabelBook
 
 GROUP = "label-store"
@@ -96,15 +97,7 @@ class Labelling:
     def retry_due(self) -> None:
         """The timer: while the store is in memory, try the disk again (off the UI thread)."""
         if not self.labels.store.on_disk:
-            self.host.run_worker(
-                self._retry,
-                name=GROUP,
-                group=GROUP,
-                thread=True,
-                exclusive=True,
-                exit_on_error=False,
-                description="Saving labels",
-            )
+            in_thread(self.host, self._retry, GROUP, "Saving labels")
 
     def _retry(self) -> None:
         self.host.post_message(StoreRetried(self.labels.retry()))

@@ -22,6 +22,7 @@ from ...data.jobs.follow import POLL, Changes, Follower
 from ...data.session import Applied, Session
 from ..findings import FindingsController
 from ..widgets.trial_list import TrialList
+from ..work import in_thread
 from .labels import LabelBook
 from .panes import TrialPanes
 from .search import Search
@@ -69,9 +70,7 @@ class LiveJobs:
 
     def start(self) -> None:
         if self.following:
-            self.host.run_worker(
-                self._follow, name=GROUP, group=GROUP, thread=True, exclusive=True, exit_on_error=False
-            )
+            in_thread(self.host, self._follow, GROUP, "Following the job folders")
 
     def _follow(self) -> None:
         worker = get_current_worker()

@@ -21,7 +21,7 @@ from ...data.search import SearchCancelled, SearchResult, search
 from ..evidence import FeatureHost
 from ..format import counted
 from ..widgets.bars import PromptBar, PromptMode
-from ..work import WorkDone, WorkProgress
+from ..work import WorkDone, WorkProgress, in_thread
 from .query import compile_query, parse_query
 
 GROUP = "search"
@@ -68,15 +68,7 @@ class Search:
             self.host.status(str(exc))
             return
         self.host.status(f"Searching for {text!r}… (Esc cancels)")
-        self.host.run_worker(
-            partial(self._run, text),
-            name="run_search",
-            group=GROUP,
-            thread=True,
-            exclusive=True,
-            exit_on_error=False,
-            description="Search",
-        )
+        in_thread(self.host, partial(self._run, text), GROUP, "Search")
 
     def _run(self, text: str) -> None:
         worker = get_current_worker()

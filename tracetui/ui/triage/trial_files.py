@@ -27,6 +27,7 @@ from ...data.jobs.trial_files import MAX_FILES, TrialFile, read_page, trial_file
 from ...trace.sanitize import sanitize
 from .. import keymap
 from ..evidence import FeatureHost
+from ..work import in_thread
 from .external import PAGER, open_external
 
 GROUP = "trial-files"
@@ -110,7 +111,7 @@ class TrialFiles:
         self._in_worker(partial(self._list, folder, name))
 
     def _in_worker(self, work: Callable[[], None]) -> None:
-        self.host.run_worker(work, name=GROUP, group=GROUP, thread=True, exclusive=True, exit_on_error=False)
+        in_thread(self.host, work, GROUP, "Reading the trial's files")
 
     def _list(self, folder: Path, name: str) -> None:
         files, more = trial_files(folder)

@@ -21,7 +21,7 @@ from ..evidence import FeatureHost
 from ..task_health import show_task_health
 from ..widgets.columns import Column
 from ..widgets.verifier_panel import VerifierPanel
-from ..work import WorkDone, WorkProgress
+from ..work import WorkDone, WorkProgress, in_thread
 
 GROUP = "verifier-index"
 INDEXING = "Reading verifier logs"
@@ -59,9 +59,7 @@ class VerifierIndexing:
 
     def start(self) -> None:
         """Parse every trial's verifier log in a worker (its progress shows while nothing else is said)."""
-        self.host.run_worker(
-            self._build, name=GROUP, group=GROUP, thread=True, exclusive=True, exit_on_error=False, description=INDEXING
-        )
+        in_thread(self.host, self._build, GROUP, INDEXING)
 
     def _build(self) -> None:
         worker = get_current_worker()
