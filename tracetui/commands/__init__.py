@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 
 from ..data.errors import one_line
-from ..data.facets import ASK_PREFIX, FACET_NAMES
+from ..data.facet_names import ASK_PREFIX, FACET_NAMES
 
 FILTER_HELP = (
     f"FACET=VALUE: {', '.join(FACET_NAMES)} or {ASK_PREFIX}NAME (a question's answers); a value may be "

@@ -14,26 +14,10 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .errors import SourceError
+from .facet_names import ASK_PREFIX, FACET_NAMES
 from .trials import OUTCOMES, Trials
 
 NULL_LABEL = "(none)"
-FACET_NAMES = {
-    "outcome": "outcome",
-    "result": "result",
-    "model": "model",
-    "task": "task",
-    "agent": "agent",
-    "provider": "model_provider",
-    "source": "trace_source",
-    "dataset": "dataset",
-    "label": "label",
-    "failed_test": "failed_test",
-    "finding": "finding",
-    "task_health": "task_health",
-}
-"""The names `--filter` takes (everywhere: the app, stats, export, findings) -> the facet's own name."""
-ASK_PREFIX = "ask:"
-"""`ask:NAME`: the answers to the question named NAME (`tracetui ask`), registered when asked for."""
 _NAME_ALIASES = {
     "model_provider": "model_provider",
     "trace_source": "trace_source",
