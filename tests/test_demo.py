@@ -353,3 +353,22 @@ def test_marathon_only_at_scale():
 def test_rejects_empty(tmp_path):
     with pytest.raises(ValueError):
         write_demo(tmp_path, rows=0)
+
+
+def test_every_command_takes_demo_as_the_app_opens_it(capsys):
+    """`tracetui demo` opens the bundled demo; `labels demo`, `stats demo` and the rest read the same
+    dataset (they named a hub dataset called `demo` before), so a label put on in the demo lists."""
+    from tracetui.cli import main
+    from tracetui.commands.demo import demo_rows, demo_sources
+    from tracetui.data.session import open_session
+    from tracetui.store.labels import LabelStore
+    from tracetui.store.trial_keys import trial_key
+
+    session = open_session(demo_sources(demo_rows(None), 0))
+    assert LabelStore.open(writer=True).toggle(trial_key(session, 0), "reward-hack").saved
+    assert main(["labels", "demo", "--format", "json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [(r["trial_name"], r["labels"]) for r in listed] == [(session.info(0).trial_name, ["reward-hack"])]
+    assert main(["stats", "demo", "--format", "json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert sum(r["trials"] for r in stats) == len(session)

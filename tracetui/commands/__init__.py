@@ -42,7 +42,7 @@ def subcommand(
     --cache-size when it `opens` them), and as asked --format (the first choice is the default),
     --filter (`filters` says what it does), --exclude."""
     parser = Parser(prog=f"tracetui {prog}", description=description)
-    parser.add_argument("sources", nargs="+", metavar="SOURCE", help=SOURCE_HELP)
+    parser.add_argument("sources", nargs="+", metavar="SOURCE", help=f"{SOURCE_HELP}; or demo")
     source_options(parser, opens)
     if formats:
         parser.add_argument("--format", choices=formats, default=formats[0], help=f"default: {formats[0]}")

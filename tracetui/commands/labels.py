@@ -10,10 +10,10 @@ import sys
 from pathlib import Path
 
 from ..data.errors import SourceError
-from . import Parser, source_specs, subcommand
+from . import Parser, subcommand
 from . import run as run_command
 from .output import print_table, write_csv, write_json
-from .selection import Extras, label_store
+from .selection import Extras, label_store, resolved_sources
 
 TABLE_COLUMNS = ("trial_name", "task", "model", "labels", "note", "updated")
 
@@ -46,9 +46,7 @@ def run(argv: list[str]) -> int:
 
 
 def _list(args) -> int:
-    from ..data.session import prepare
-
-    dataset_ids = dict.fromkeys(source.dataset_id for source in prepare(source_specs(args)))
+    dataset_ids = dict.fromkeys(source.dataset_id for source in resolved_sources(args))
     store = label_store(Extras())
     rows = [
         {

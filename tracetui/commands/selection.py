@@ -18,7 +18,9 @@ import numpy as np
 
 from ..data.facets import ASK_PREFIX, FilterArg, FilterState, parse_filter_args, resolve_filters
 from ..data.session import Session, open_session, prepare
+from ..data.sources import ResolvedSource
 from . import cache_size, end_progress, print_progress, source_specs
+from .demo import demo_rows, demo_sources
 from .output import print_note
 
 if TYPE_CHECKING:  # imported where they are used, when a filter or a grouping needs them
@@ -29,9 +31,17 @@ if TYPE_CHECKING:  # imported where they are used, when a filter or a grouping n
     from ..store.labels import LabelStore
 
 
+def resolved_sources(args) -> list[ResolvedSource]:
+    """What the command line's sources name; `demo` alone is the bundled demo dataset, as `tracetui demo`
+    opens it (so `tracetui labels demo` lists what was labelled there)."""
+    if args.sources == ["demo"]:
+        return demo_sources(demo_rows(None), 0)
+    return prepare(source_specs(args))
+
+
 def open_sources(args) -> Session:
     """The session of the command line's sources, converting what is new with progress on stderr."""
-    session = open_session(prepare(source_specs(args)), print_progress, cache_size(args))
+    session = open_session(resolved_sources(args), print_progress, cache_size(args))
     end_progress()
     for note in session.notes:
         print_note(f"tracetui: {note}", file=sys.stderr)
