@@ -45,3 +45,17 @@ def test_many_names_are_checked_against_the_ones_they_would_be_confused_with():
     cuts = Cuts(tasks)
     assert cuts("marmot-cache-service-a", 16) != cuts("marmot-cache-service-b", 16)
     assert cuts("task-00001-marmot-cache-service", 30) == "task-00001-marmot-cache-servi…"
+
+
+def test_columns_widen_to_their_names_where_the_list_has_room():
+    """The task column (flexible) widens to its longest name first, then the model column to its own;
+    the task column takes what is left. With little room the task names come first."""
+    from tracetui.ui.widgets.columns import Column, fit_columns
+
+    def blank(trial: int, width: int) -> str:
+        return ""
+
+    task = Column("task", "task", 10, blank, flex=True, grows_to=20)
+    model = Column("model", "model", 8, blank, grows_to=15)
+    assert [(c.key, w) for c, w in fit_columns([task, model], 30)] == [("task", 20), ("model", 8)]
+    assert [(c.key, w) for c, w in fit_columns([task, model], 60)] == [("task", 43), ("model", 15)]

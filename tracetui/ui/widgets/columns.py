@@ -34,6 +34,10 @@ class Column:
     sort_key: str | None = None
     """The sort order whose mark (▲ / ▼) this column's title carries."""
     flex: bool = False
+    grows_to: int = 0
+    """The width a column widens to where the list has room: the flexible one first (the task column to
+    its longest name), then the others (the model column to its longest), before the flexible one takes
+    what is left."""
 
 
 def fit_columns(columns: list[Column], width: int, keep: str | None = None) -> list[tuple[Column, int]]:
@@ -55,6 +59,12 @@ def fit_columns(columns: list[Column], width: int, keep: str | None = None) -> l
             break
         key = columns[index].key
         widths[key] = min(widths[key], narrower)
+    spare = width - used()
+    for column in sorted(columns, key=lambda c: not c.flex):  # the flexible column to its need first
+        grow = min(column.grows_to - widths[column.key], spare) if widths[column.key] > 0 else 0
+        if grow > 0:
+            widths[column.key] += grow
+            spare -= grow
     for column in columns:
         if column.flex:
             widths[column.key] = max(FLEX_FLOOR, width - (used() - widths[column.key] - 1) - 1)

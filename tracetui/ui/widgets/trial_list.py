@@ -33,6 +33,8 @@ SELECTED = Style(reverse=True)
 DIM = Style(dim=True)
 NOT_DIM = Style(dim=False)
 TASK_WIDTH = 24
+MODEL_WIDTH_MOST = 36
+"""The model column widens to its longest name, up to this, where the list has the room."""
 """Task names up to this long show in full before any other column keeps its width (issue 15)."""
 
 
@@ -77,6 +79,7 @@ class TrialList(CursorList):
                 lambda t, w: task_cut(info(t).task or info(t).trial_name, w),
                 sort_key="task",
                 flex=True,
+                grows_to=longest_task,
             ),
             Column(
                 "model",
@@ -85,6 +88,7 @@ class TrialList(CursorList):
                 lambda t, w: model_cut(self.model_names.get(info(t).model, "—"), w),
                 give_way=((30, 12), (70, 8)),
                 sort_key="model",
+                grows_to=min(MODEL_WIDTH_MOST, max((cell_len(m) for m in self.model_names.values()), default=0)),
             ),
             Column(
                 "ep", "ep", 4, lambda t, w: str(info(t).episodes), give_way=((40, 0),), right=True, sort_key="episodes"
