@@ -41,7 +41,10 @@ async def test_tables_show_the_data_layer_numbers(sources):
         screen, mask, _ = await open_stats(app, pilot)
         session = app.session
         assert 0 < mask.sum() < len(session)
-        assert f"{int(mask.sum())} of {len(session)} trials" in text_of(screen.query_one("#stats-header"))
+        header = text_of(screen.query_one("#stats-header"))
+        assert f"{int(mask.sum())} of {len(session)} trials" in header
+        total = screen.figures.total
+        assert f"{total.passed:,} passed of {total.graded:,} graded" in header  # not "3/7 graded"
 
         models = screen.query_one("#stats-models", GroupTable)
         expected = group_stats(session, mask, ("model",))

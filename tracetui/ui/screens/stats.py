@@ -291,7 +291,7 @@ class StatsScreen(Screen[FilterState | None]):
     def _show_totals(self) -> None:
         """Counts, the pass rate with its interval and without hacks: longest first, the rates kept."""
         total = self.figures.total
-        graded = f"  ·  {total.passed:,}/{total.graded:,} graded"
+        graded = f"  ·  {total.passed:,} passed of {total.graded:,} graded"
         rest = (
             f"  ·  partial {total.partial:,}  ·  fail {total.failed:,}  ·  error {total.errors:,}"
             f"  ·  not graded {total.unknown:,}"
