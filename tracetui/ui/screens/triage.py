@@ -31,6 +31,7 @@ from ..findings import FindingsController, FindingsIndexed, FindingsProgress
 from ..task_health import show_task_health
 from ..triage.ask import AskController, AskNews
 from ..triage.export import Export
+from ..triage.fetch import GROUP as FETCH_GROUP
 from ..triage.fetch import Fetched, FetchFailed, TrialFetch
 from ..triage.filters import NAME_PLACEHOLDER, Filters
 from ..triage.labelling import Labelling, StoreRetried
@@ -123,6 +124,7 @@ class TriageScreen(Screen[None]):
         )
         self._background_waits = False
         """The background work waits for the first conversation, which is being read from the hub."""
+        self._background_started = False
         if session.remote and not (self.state.selected or self.state.excluded or self.state.text):
             self._read_ahead()
 
@@ -175,14 +177,15 @@ class TriageScreen(Screen[None]):
         interaction p95), then start the background work, or once the first conversation is read from
         the hub (the verifier index streams from it and the answers import ~0.1 s: both would slow it)."""
         gc.freeze()
-        trial = self.trial
-        if trial is not None and not self.session.ready(trial):
+        if any(worker.group == FETCH_GROUP and not worker.is_finished for worker in self.workers):
             self._background_waits = True
         else:
             self._start_background()
 
     def _start_background(self) -> None:
-        self._background_waits = False
+        if self._background_started:  # two fetches may end before the next frame
+            return
+        self._background_waits, self._background_started = False, True
         self.set_timer(0.3, self.verifiers.start)
         self.asks.load()
         self.set_timer(0.5, warm_up_highlighting)
@@ -267,7 +270,10 @@ class TriageScreen(Screen[None]):
         self.status(event.text)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A worker that raised: one line in the message line, and the app goes on."""
+        """A worker that raised: one line in the message line, and the app goes on. The first trial's
+        fetch ended: the background work starts once its conversation is painted."""
+        if self._background_waits and event.worker.group == FETCH_GROUP and event.worker.is_finished:
+            self.call_after_refresh(self._start_background)
         if event.state != WorkerState.ERROR or self.findings.failed(event.worker):
             return
         self.status_line.working("", None)
@@ -308,14 +314,10 @@ class TriageScreen(Screen[None]):
     @on(Fetched)
     def _fetched(self, event: Fetched) -> None:
         self.panes.fetched(event)
-        if self._background_waits:
-            self._start_background()
 
     @on(FetchFailed)
     def _fetch_failed(self, event: FetchFailed) -> None:
         self.panes.fetch_failed(event)
-        if self._background_waits:
-            self._start_background()
 
     @on(FindingsPanel.Chosen)
     def _finding_chosen(self, event: FindingsPanel.Chosen) -> None:
