@@ -204,3 +204,25 @@ def test_quitting_during_a_stalled_download_is_prompt(traces):
         finally:
             child.close(force=True)
             server.downloads.set()
+
+
+async def test_the_first_trial_is_read_once_and_the_background_work_waits_for_it(hub):
+    """The first trial listed starts downloading while the screen is built (its panes' fetch waits for
+    those row groups rather than asking again), and the verifier index, which streams from the hub,
+    starts only once that conversation is shown (it used to start 0.3 s after the first frame)."""
+    hub.delay = 0.6  # a far hub: the trial's round trip outlasts that
+    app = make_app(prepare([SourceSpec(REPO)], progressive=True), StartOptions(download=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        seen: dict[str, int] = {}
+        for tick in range(1500):
+            if screen.conversation.messages:
+                seen.setdefault("conversation", tick)
+            if screen.verifiers.index is not None or any(w.group == "verifier-index" for w in screen.workers):
+                seen.setdefault("verifiers", tick)
+            if len(seen) == 2:
+                break
+            await pilot.pause(0.01)
+        assert seen.get("conversation", 1500) <= seen.get("verifiers", 1500) < 1500, seen
+        ranges = [(path, given) for _, path, given in hub.requests if given]
+        assert len(ranges) == len(set(ranges))  # nothing asked for twice

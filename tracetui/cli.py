@@ -10,6 +10,8 @@ import importlib
 import importlib.abc
 import os
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from . import __version__
@@ -91,11 +93,12 @@ def _keep_pandas_out() -> None:
         sys.meta_path.insert(0, _NoPandas())
 
 
-def run_app(sources, args) -> int:
+def run_app(sources, args, opening=None) -> int:
     """Run the TUI. A dataset converted before opens here, before the first frame (a few hundred ms
     at most, no loading screen); a new one converts in the app's worker, with a progress bar, unless
     --filter asks for values: those are checked against the data first (converting it here; a
-    `finding=` filter waits in the app for the findings index)."""
+    `finding=` filter waits in the app for the findings index). `opening`: the session already being
+    opened (`EarlyOpen`), which the app's worker takes over."""
     _keep_pandas_out()
     from .commands import end_progress, print_progress
     from .commands.selection import filter_args, filter_state
@@ -105,18 +108,47 @@ def run_app(sources, args) -> int:
 
     filters = filter_args(args)
     cache_size = cache_limit(args)
-    session = open_session(sources, cache_size=cache_size) if all_cached(sources) else None
+    session = open_session(sources, cache_size=cache_size) if opening is None and all_cached(sources) else None
     state = FilterState()
     if filters:
         session = session or open_session(sources, print_progress, cache_size)
         end_progress()
         state = filter_state(session, filters, find=False)  # the app finds them after its first frame
-    options = StartOptions(state, args.trial, not getattr(args, "no_download", False), cache_size)
+    options = StartOptions(state, args.trial, not getattr(args, "no_download", False), cache_size, opening)
     app = TraceApp(sources, options, session=session)
     app.run()
     if app.error is not None:
         raise app.error
     return app.return_code or 0
+
+
+class EarlyOpen:
+    """`open_session` started in a thread as soon as the sources resolve, while the app's modules still
+    import: a hub dataset's footers and short columns (two round trips) arrive meanwhile instead of after
+    the app has started. Called by the app's opening worker with its progress callback, it hands over
+    the progress so far and from then on (that callback raises to cancel), and returns the session."""
+
+    def __init__(self, sources, cache_size: int | None) -> None:
+        from .data.session import open_session
+        from .data.threads import detached
+
+        self._lock = threading.Lock()
+        self._last: tuple[float, str] | None = None
+        self._progress: Callable[[float, str], None] | None = None
+        self._session = detached(lambda: open_session(sources, self._report, cache_size), "tracetui-open")
+
+    def _report(self, fraction: float, message: str) -> None:
+        with self._lock:
+            self._last, progress = (fraction, message), self._progress
+        if progress is not None:
+            progress(fraction, message)
+
+    def __call__(self, progress: Callable[[float, str], None]):
+        with self._lock:
+            self._progress, last = progress, self._last
+        if last is not None:
+            progress(*last)
+        return self._session.result()
 
 
 def cmd_open(argv: list[str]) -> int:
@@ -127,16 +159,27 @@ def cmd_open(argv: list[str]) -> int:
 def _open(args) -> int:
     """The sources are resolved in a thread while the app's modules are imported: a hub dataset's first
     requests wait on the network, not on the ~0.2 s of imports (pandas stays out only once they are
-    resolved: `datasets`, when a layout needs it, imports it)."""
+    resolved: `datasets`, when a layout needs it, imports it). A session the app would open in its
+    worker (nothing converted or kept yet, no --filter to check first) starts opening there too."""
     from .commands.selection import filter_args
-    from .data.session import prepare
+    from .data.session import all_cached, prepare
     from .data.threads import detached
 
     specs = source_specs(args)
-    filter_args(args)  # fail before any download on a malformed filter or an unknown facet
-    sources = detached(lambda: prepare(specs, progressive=True), "tracetui-prepare")
+    filters = filter_args(args)  # fail before any download on a malformed filter or an unknown facet
+    cache_size = cache_limit(args)
+
+    def resolve():
+        sources = prepare(specs, progressive=True)
+        if filters or all_cached(sources):
+            return sources, None
+        _keep_pandas_out()
+        return sources, EarlyOpen(sources, cache_size)
+
+    resolved = detached(resolve, "tracetui-prepare")
     importlib.import_module(".ui.app", __package__)  # meanwhile
-    return run_app(sources.result(), args)
+    sources, opening = resolved.result()
+    return run_app(sources, args, opening)
 
 
 def cmd_demo(argv: list[str]) -> int:

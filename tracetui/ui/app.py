@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -17,15 +18,15 @@ from typing import Any
 
 from textual import events, on, work
 from textual.app import App
+from textual.command import Provider
 from textual.message import Message
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..data.errors import SourceError, one_line
 from ..data.facets import FilterState
 from ..data.session import Session, open_session
-from ..data.sources import ResolvedSource
+from ..data.sources import Progress, ResolvedSource
 from .background import WorkerCancelled, detached
-from .commands import ScreenCommands
 from .format import human_size
 from .key_order import KeyDone, KeyOrder
 from .screens.loading import LoadingScreen
@@ -99,12 +100,23 @@ class StartOptions:
     """Download a dataset read from the hub in the background, then read the local copy (--no-download: never)."""
     cache_size: int | None = None
     """Bytes of fetched row groups kept on disk while reading from the hub (None: the default)."""
+    opening: Callable[[Progress], Session] | None = None
+    """The session already being opened (the command line starts as soon as the sources resolve): the
+    opening worker passes it its progress and waits for it, instead of opening the sources itself."""
+
+
+def _screen_commands() -> type[Provider]:
+    """The palette's providers load when it first opens, not before the first frame (ui/commands.py
+    brings the help screen's key table with it)."""
+    from .commands import ScreenCommands
+
+    return ScreenCommands
 
 
 class TraceApp(App):
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "tracetui"
-    COMMANDS = App.COMMANDS | {ScreenCommands}
+    COMMANDS = App.COMMANDS | {_screen_commands}
     ENABLE_COMMAND_PALETTE = True
 
     def __init__(
@@ -174,8 +186,9 @@ class TraceApp(App):
                 raise Cancelled()
             self.post_message(WorkProgress(message, fraction))
 
+        opening = self.options.opening or (lambda report: open_session(self.sources, report, self.options.cache_size))
         try:
-            session = detached(lambda: open_session(self.sources, progress, self.options.cache_size))
+            session = detached(lambda: opening(progress))
         except (Cancelled, WorkerCancelled):
             return
         except SourceError as exc:

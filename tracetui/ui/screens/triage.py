@@ -12,24 +12,26 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable
 
+import numpy as np
 from textual import on
 from textual.app import ComposeResult
+from textual.command import Provider
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState
 
-from ...data.facets import FilterState
+from ...data.facets import FacetResult, FilterState
 from ...data.session import Session
 from ...render.highlight import warm_up as warm_up_highlighting
 from .. import keymap
-from ..commands import SortCommands
 from ..filter_commands import FilterValueCommands
 from ..findings import FindingsController, FindingsIndexed, FindingsProgress
 from ..task_health import show_task_health
 from ..triage.ask import AskController, AskNews
 from ..triage.export import Export
+from ..triage.fetch import GROUP as FETCH_GROUP
 from ..triage.fetch import Fetched, FetchFailed, TrialFetch
 from ..triage.filters import NAME_PLACEHOLDER, Filters
 from ..triage.labelling import Labelling, StoreRetried
@@ -60,9 +62,16 @@ from .others import OtherScreens
 CANCELLABLE = ("search", "export", "ask")  # the worker groups that Esc cancels
 
 
+def _sort_commands() -> type[Provider]:
+    """Loaded when the palette first opens (as the app's own providers are)."""
+    from ..commands import SortCommands
+
+    return SortCommands
+
+
 class TriageScreen(Screen[None]):
     BINDINGS = [*keymap.APP]
-    COMMANDS = {SortCommands, FilterValueCommands}
+    COMMANDS = {_sort_commands, FilterValueCommands}
     ALLOW_IN_MAXIMIZED_VIEW = "Footer, PromptBar, #position, #status-row"
     """A zoomed pane keeps the prompt (find, episode), the position and message lines and the keys."""
 
@@ -113,6 +122,19 @@ class TriageScreen(Screen[None]):
                 PromptMode.VALUES: self.filters.values_answered,
             },
         )
+        self._background_waits = False
+        """The background work waits for the first conversation, which is being read from the hub."""
+        self._background_started = False
+        if session.remote and not (self.state.selected or self.state.excluded or self.state.text):
+            self._read_ahead()
+
+    def _read_ahead(self) -> None:
+        """A dataset read from the hub: the first trial listed starts downloading now, while the screen is
+        built (its panes' fetch then waits for those row groups instead of asking after the first layout)."""
+        order = self._listed()[1]
+        if len(order):
+            keep = self._start_trial
+            self.panes.fetch.ahead(keep if keep is not None and bool((order == keep).any()) else int(order[0]))
 
     def compose(self) -> ComposeResult:
         yield self.header
@@ -152,8 +174,18 @@ class TriageScreen(Screen[None]):
 
     def _after_first_frame(self) -> None:
         """Keep the long-lived objects out of the garbage collector's scans (its pauses were most of the
-        interaction p95), then start the background work."""
+        interaction p95), then start the background work, or once the first conversation is read from
+        the hub (the verifier index streams from it and the answers import ~0.1 s: both would slow it)."""
         gc.freeze()
+        if any(worker.group == FETCH_GROUP and not worker.is_finished for worker in self.workers):
+            self._background_waits = True
+        else:
+            self._start_background()
+
+    def _start_background(self) -> None:
+        if self._background_started:  # two fetches may end before the next frame
+            return
+        self._background_waits, self._background_started = False, True
         self.set_timer(0.3, self.verifiers.start)
         self.asks.load()
         self.set_timer(0.5, warm_up_highlighting)
@@ -168,9 +200,13 @@ class TriageScreen(Screen[None]):
     def watch_state(self) -> None:
         self.apply_filters()
 
-    def apply_filters(self, keep: int | None = None) -> None:
+    def _listed(self) -> tuple[FacetResult, np.ndarray]:
+        """The filters' result, and the trials they list in the sort order."""
         result = self.session.facets.apply(self.state, self.search.mask)
-        order = self.session.ordering.sort(result.visible, self.filters.sort_key, self.filters.sort_reverse)
+        return result, self.session.ordering.sort(result.visible, self.filters.sort_key, self.filters.sort_reverse)
+
+    def apply_filters(self, keep: int | None = None) -> None:
+        result, order = self._listed()
         self.trial_list.set_order(order, keep=keep if keep is not None else self.trial)
         self.reading_panes.arrange_panes()  # a short list gives its rows to the conversation
         self.findings.listed(order)
@@ -234,7 +270,10 @@ class TriageScreen(Screen[None]):
         self.status(event.text)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A worker that raised: one line in the message line, and the app goes on."""
+        """A worker that raised: one line in the message line, and the app goes on. The first trial's
+        fetch ended: the background work starts once its conversation is painted."""
+        if self._background_waits and event.worker.group == FETCH_GROUP and event.worker.is_finished:
+            self.call_after_refresh(self._start_background)
         if event.state != WorkerState.ERROR or self.findings.failed(event.worker):
             return
         self.status_line.working("", None)

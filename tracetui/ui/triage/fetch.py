@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
+from ...data import threads
 from ...data.errors import SourceError
 from ...data.session import Session
 from ..background import WorkerCancelled, detached
@@ -59,6 +60,12 @@ class TrialFetch:
 
     def ready(self, trials: tuple[int, ...]) -> bool:
         return all(self.session.ready(trial) for trial in trials)
+
+    def ahead(self, trial: int) -> None:
+        """Start reading `trial` now, before anything shows it: `fetch`, when it comes, waits for the same
+        row groups instead of asking again, and says what went wrong if anything did."""
+        if not self.session.ready(trial):
+            threads.detached(lambda: self.session.fetch(trial), "tracetui-fetch")
 
     def fetch(self, trials: tuple[int, ...], then: Callable[[], object], settle: bool = False) -> None:
         """Read `trials` (the last fetch asked for replaces any still running), then post Fetched; with

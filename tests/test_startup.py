@@ -1,0 +1,85 @@
+"""What the first screen waits for: through the command line, the palette's providers and the help
+screen's key table load when first used, not before the first conversation is painted; a dataset the
+app would open in its worker starts opening while the app's modules import, and its progress and
+errors still reach the app."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from tracetui.demo import write_demo
+
+LAZY = ("tracetui.ui.commands", "tracetui.ui.screens.help")
+
+FIRST_SCREEN = """
+import sys
+from textual.command import CommandPalette
+import tracetui.ui.app as app_module
+from tracetui.cli import main
+from tracetui.ui.screens.triage import TriageScreen
+
+LAZY = {lazy!r}
+run, on_mount = app_module.TraceApp.run, app_module.TraceApp.on_mount
+seen = {{}}
+
+
+def check(app):
+    screen = app.screen
+    if "first" not in seen and isinstance(screen, TriageScreen) and screen.conversation.messages:
+        seen["first"] = sorted(name for name in LAZY if name in sys.modules)
+        app.action_command_palette()  # ctrl+p: its providers load now
+    elif "first" in seen and isinstance(screen, CommandPalette):
+        seen["ticks"] = seen.get("ticks", 0) + 1
+        loaded = sorted(name for name in LAZY if name in sys.modules)
+        if loaded == sorted(LAZY) or seen["ticks"] > 100:
+            seen["palette"] = loaded
+            app.exit()
+
+
+def mounted(app):
+    on_mount(app)
+    app.set_interval(0.01, lambda: check(app))
+
+
+app_module.TraceApp.on_mount = mounted
+app_module.TraceApp.run = lambda app: run(app, headless=True, size=(80, 24))
+code = main(sys.argv[1:])
+print("FIRST", *seen.get("first", ["?"]))
+print("PALETTE", *seen.get("palette", ["?"]))
+sys.exit(code)
+"""
+
+
+def run_headless(*argv: str) -> subprocess.CompletedProcess:
+    """`tracetui ARGV` through its command line, the app headless at 80x24."""
+    script = FIRST_SCREEN.format(lazy=LAZY)
+    return subprocess.run(
+        [sys.executable, "-c", script, *argv], capture_output=True, text=True, timeout=120, env=dict(os.environ)
+    )
+
+
+def first_screen(*argv: str) -> dict[str, list[str]]:
+    done = run_headless(*argv)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = dict(line.split(" ", 1) if " " in line else (line, "") for line in done.stdout.splitlines())
+    return {key: lines[key].split() for key in ("FIRST", "PALETTE")}
+
+
+def test_the_first_screen_loads_the_palette_and_help_on_first_use(tmp_path):
+    data = tmp_path / "demo"
+    write_demo(data, rows=120, seed=1)
+    for opening in ("converted in the app's worker", "converted before"):
+        seen = first_screen(str(data))
+        assert seen["FIRST"] == [], opening
+        assert seen["PALETTE"] == sorted(LAZY), opening  # the palette works: its providers loaded
+
+
+def test_an_early_open_that_fails_ends_in_one_line(tmp_path):
+    """The session that starts opening before the app runs reports its error as the app's would."""
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    done = run_headless(str(bad))
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and done.stderr.startswith("tracetui: "), done.stderr
