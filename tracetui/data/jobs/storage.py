@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 import pyarrow as pa
 
 from ...trace.model import StepMetrics
@@ -55,6 +56,7 @@ class _Layout:
     """The rows of the trials, as one immutable value (readers take it once per call)."""
 
     first_row: np.ndarray  # int64, per trial position + 1: its rows are first_row[p]:first_row[p+1]
+    mains: np.ndarray  # int64 per trial position: its episode rows (the first of its rows; then sub-agents)
     trial_of: np.ndarray  # int64 per row: the trial position
     local: np.ndarray  # int64 per row: the row within the trial (episodes, then sub-agents)
 
@@ -63,9 +65,17 @@ class JobStorage(Storage):
     local = True
 
     def __init__(
-        self, source: JobSource, summaries: list[TrialSummary], job_results: dict[str, str], job_finished: bool
+        self,
+        source: JobSource,
+        summaries: list[TrialSummary],
+        job_results: dict[str, str],
+        job_finished: bool,
+        checked: bool = True,
     ) -> None:
         self.source = source
+        self.checked = checked
+        """Whether the trials' stamps were compared with their files when the job was opened: if not (a
+        reopen on the kept summaries alone), the follower's first look compares them all."""
         self.job = Path(source.dataset_id)
         self.folder = job_folder(self.job)
         self.files: list[str] = []
@@ -95,15 +105,19 @@ class JobStorage(Storage):
         )
         self.meta = pa.Table.from_arrays([_int32(episode), _int32(messages)], names=["episode_num", "n_messages"])
         self.num_rows = len(trial_of)
-        self._layout = _Layout(first_row, trial_of, local)
+        self._layout = _Layout(first_row, mains, trial_of, local)
         self.__dict__.pop("message_counts", None)  # the cached property reads the new meta
 
     @property
     def index_folder(self) -> Path:
         """Indexes of this reading of the job (verifier, findings): a folder per content, since the
         trials change while the job runs."""
-        identity = [(s.name, s.stamp) for s in self.entries], sorted(self.results.items())
-        key = hashlib.sha256(repr(identity).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        identity = [[s.name, s.stamp] for s in self.entries], sorted(self.results.items())
+        try:
+            text = orjson.dumps(identity)
+        except orjson.JSONEncodeError:  # a name that is not UTF-8 (surrogate-escaped)
+            text = repr(identity).encode("utf-8", "surrogateescape")
+        key = hashlib.sha256(text).hexdigest()[:16]
         folder = self.folder / f"index-{key}"
         with contextlib.suppress(OSError):  # a cache that cannot be written: the indexes are not kept
             folder.mkdir(parents=True, exist_ok=True)
@@ -124,54 +138,50 @@ class JobStorage(Storage):
         return self.results.get(str(summary.labels.get("trial_name")), summary.result)
 
     def group(self) -> Trials:
-        """The trials, one per trial folder, in position order."""
-        values: dict[str, list[str | None]] = {c: [] for c in LABEL_COLUMNS}
-        for s in self.entries:
-            for column in LABEL_COLUMNS:
-                if column == "result":
-                    values[column].append(self.result_of(s))
-                elif column == "trace_source":
-                    values[column].append("main" if s.rows else (s.subs[0][0] if s.subs else None))
-                else:
-                    values[column].append(s.labels.get(column))
+        """The trials, one per trial folder, in position order (a reopen builds them for every trial:
+        one pass over the summaries per column, the rest from the layout's arrays)."""
+        entries, layout = self.entries, self._layout
+        count = len(entries)
         labels: dict[str, list[str | None]] = {}
         codes: dict[str, np.ndarray] = {}
-        for column, column_values in values.items():
+        for column in LABEL_COLUMNS:
+            if column == "result":
+                values = [self.result_of(s) for s in entries]
+            elif column == "trace_source":
+                values = ["main" if s.rows else (s.subs[0][0] if s.subs else None) for s in entries]
+            else:
+                values = [s.labels.get(column) for s in entries]
             known: dict[str, int] = {}
-            codes[column] = np.array(
-                [-1 if v is None else known.setdefault(v, len(known)) for v in column_values], dtype=np.int32
+            codes[column] = np.fromiter(
+                (-1 if v is None else known.setdefault(v, len(known)) for v in values), dtype=np.int32, count=count
             )
             labels[column] = list(known)
         sources = labels["trace_source"]
-        for s in self.entries:
-            for source, _ in s.subs:
-                if source not in sources:
-                    sources.append(source)
-        first = self._layout.first_row
-        main_counts = np.array([len(s.rows) for s in self.entries], dtype=np.int64)
-        sub_counts = np.array([len(s.subs) for s in self.entries], dtype=np.int64)
-        starts = first[:-1]
-        main_rows = np.concatenate([np.arange(a, a + n) for a, n in zip(starts, main_counts)] or [np.zeros(0)])
-        sub_rows = np.concatenate(
-            [np.arange(a + m, a + m + n) for a, m, n in zip(starts, main_counts, sub_counts)] or [np.zeros(0)]
-        )
+        source_codes = {source: code for code, source in enumerate(sources)}
+        sub_names = [source for s in entries for source, _ in s.subs]
+        for source in sub_names:
+            if source not in source_codes:
+                source_codes[source] = len(sources)
+                sources.append(source)
+        is_main = layout.local < layout.mains[layout.trial_of]
+        subs = np.diff(layout.first_row) - layout.mains
         return Trials(
-            dataset=np.zeros(len(self.entries), dtype=np.int16),
+            dataset=np.zeros(count, dtype=np.int16),
             labels=labels,
             codes=codes,
-            outcome=np.array([s.outcome for s in self.entries], dtype=np.int8),
+            outcome=np.fromiter((s.outcome for s in entries), dtype=np.int8, count=count),
             reward=np.zeros(0),
-            episodes=main_counts.astype(np.int32),
-            messages=np.array([s.messages for s in self.entries], dtype=np.int32),
-            size=np.array([s.size for s in self.entries], dtype=np.int64),
-            restarts=np.array([s.restarts for s in self.entries], dtype=np.int16),
-            date=[str(s.labels.get("date") or "") for s in self.entries],
-            main_offsets=np.concatenate([[0], np.cumsum(main_counts)]).astype(np.int64),
-            main_rows=main_rows.astype(np.int64),
-            main_episodes=np.concatenate([np.arange(n) for n in main_counts] or [np.zeros(0)]).astype(np.int32),
-            sub_offsets=np.concatenate([[0], np.cumsum(sub_counts)]).astype(np.int64),
-            sub_rows=sub_rows.astype(np.int64),
-            sub_sources=np.array([sources.index(source) for s in self.entries for source, _ in s.subs], dtype=np.int32),
+            episodes=layout.mains.astype(np.int32),
+            messages=np.fromiter((s.messages for s in entries), dtype=np.int32, count=count),
+            size=np.fromiter((s.size for s in entries), dtype=np.int64, count=count),
+            restarts=np.fromiter((s.restarts for s in entries), dtype=np.int16, count=count),
+            date=[str(s.labels.get("date") or "") for s in entries],
+            main_offsets=np.concatenate([[0], np.cumsum(layout.mains)]).astype(np.int64),
+            main_rows=np.flatnonzero(is_main).astype(np.int64),
+            main_episodes=layout.local[is_main].astype(np.int32),
+            sub_offsets=np.concatenate([[0], np.cumsum(subs)]).astype(np.int64),
+            sub_rows=np.flatnonzero(~is_main).astype(np.int64),
+            sub_sources=np.fromiter((source_codes[x] for x in sub_names), dtype=np.int32, count=len(sub_names)),
         )
 
     def usage(self) -> dict[str, np.ndarray]:
@@ -303,12 +313,12 @@ class JobStorage(Storage):
         return sorted(set(changed))
 
     def recipe(self) -> tuple[Callable[..., Storage], tuple[Any, ...]]:
-        return _restore, (self.source, [s.to_json() for s in self.entries], self.results, self.job_finished)
+        return _restore, (self.source, [s.to_row() for s in self.entries], self.results, self.job_finished)
 
 
-def _restore(source: JobSource, entries: list[dict[str, Any]], results: dict[str, str], finished: bool) -> JobStorage:
+def _restore(source: JobSource, entries: list[list[Any]], results: dict[str, str], finished: bool) -> JobStorage:
     """A JobStorage as another process had it (the findings workers reopen the session)."""
-    return JobStorage(source, [TrialSummary.from_json(e) for e in entries], results, finished)
+    return JobStorage(source, [TrialSummary.from_row(e) for e in entries], results, finished)
 
 
 def _int32(values: np.ndarray) -> pa.Array:

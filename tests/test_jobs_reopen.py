@@ -1,0 +1,137 @@
+"""Reopening harbor job folders (issue 22): when no trial folder came or went, the job opens on its kept
+summaries alone, before the first frame, and the follower's first look stamps every trial and takes
+what changed while the app was closed; a new or deleted trial folder means listing and stamping at
+open, as before; a damaged or old summaries file is rebuilt."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import orjson
+
+from tracetui.data.jobs.follow import Follower
+from tracetui.data.jobs.summaries import job_folder, load, summaries_file
+from tracetui.data.jobs.trial import SUMMARY_VERSION
+from tracetui.data.session import all_cached, open_session, prepare
+from tracetui.data.sources import SourceSpec
+from tracetui.ui.app import TraceApp
+
+from .jobs_helpers import SAMPLE, by_name, copy_tree, open_paths, write_job, write_trial
+from .test_jobs_app import wait_for
+from .test_jobs_live import RUNNING, finish, poll_and_apply, running_folder
+from .ui_helpers import wait_loaded
+
+RUNNING_JOB = "2026-07-01__12-00-00"
+
+
+def outcomes(session) -> dict[str, str]:
+    return {session.info(t).trial_name: session.info(t).outcome for t in range(len(session))}
+
+
+def test_a_trial_that_finished_while_closed_shows_finished_after_the_first_look(tmp_path):
+    jobs = copy_tree(SAMPLE / "jobs", tmp_path / "jobs")
+    first = outcomes(open_paths(jobs))
+    assert first[RUNNING] == "running"
+    finish(running_folder(jobs))  # while the app is closed: the job folder's listing does not change
+
+    session = open_paths(jobs)
+    assert not any(dataset.checked for dataset in session.datasets)  # opened on the kept summaries alone
+    assert outcomes(session) == first  # what the first frame shows: the kept reading
+    trial = by_name(session)[RUNNING]
+    follower = Follower(session.datasets)
+    applied = poll_and_apply(follower, session)  # its first look: every trial stamped
+    assert applied is not None and list(applied.changed) == [trial] and applied.added == 0
+    assert outcomes(session) == first | {RUNNING: "pass"} and by_name(session)[RUNNING] == trial
+    assert follower.poll() is None
+
+    again = open_paths(jobs)  # the first look kept the summaries again: the next reopen knows
+    assert outcomes(again) == first | {RUNNING: "pass"}
+    assert Follower(again.datasets).poll() is None
+
+
+def test_a_trial_folder_new_or_deleted_while_closed_shows_at_once(tmp_path):
+    jobs = copy_tree(SAMPLE / "jobs", tmp_path / "jobs")
+    job = jobs / RUNNING_JOB
+    open_paths(jobs)
+    shutil.rmtree(job / "s-hello-world__EgcsGA2")
+    write_trial(job, "s-new-task__NewNew1")
+    mtime = summaries_file(job_folder(job)).stat().st_mtime_ns + 1  # a coarse clock: the same tick
+    os.utime(job, ns=(mtime, mtime))
+
+    session = open_paths(jobs)
+    shown = outcomes(session)
+    assert "s-hello-world__EgcsGA2" not in shown and shown["s-new-task__NewNew1"] == "pass"
+    assert all(dataset.checked for dataset in session.datasets if str(dataset.job) == str(job))
+    assert poll_and_apply(Follower(session.datasets), session) is None  # nothing left to take
+
+
+def stats_under(monkeypatch, folder: Path) -> list[str]:
+    """Every os.stat of a path inside `folder` from now on (the real call, counted)."""
+    seen: list[str] = []
+    real = os.stat
+
+    def counted(path, *args, **kwargs):
+        if os.fspath(path).startswith(f"{folder}/"):
+            seen.append(os.fspath(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", counted)
+    return seen
+
+
+def test_an_unchanged_reopen_stats_no_trial_before_the_first_frame(tmp_path, monkeypatch):
+    job = write_job(tmp_path / "jobs" / "big", finished=False)
+    names = [f"t-{n:02d}__aaaaaaa" for n in range(40)]
+    for name in names:
+        write_trial(job, name)
+    sources = prepare([SourceSpec(str(tmp_path / "jobs"))])
+    open_session(sources)
+    assert all_cached(sources)  # the command line opens it before the app starts
+
+    stats = stats_under(monkeypatch, job)
+    session = open_session(sources)
+    assert len(session) == 40
+    assert [path for path in stats if any(f"/{name}" in path for name in names)] == []
+    assert Follower(session.datasets).poll() is None  # after the first frame: each trial stamped, unchanged
+    assert {name for name in names if f"{job}/{name}/result.json" in stats} == set(names)
+
+
+def test_a_damaged_or_old_summaries_file_is_rebuilt(tmp_path):
+    jobs = copy_tree(SAMPLE / "jobs", tmp_path / "jobs")
+    job = jobs / RUNNING_JOB
+    expected = outcomes(open_paths(jobs))
+    kept = summaries_file(job_folder(job))
+    valid = kept.read_bytes()
+    old_layout = {"job": str(job), "trials": {row[0]: {"name": row[0]} for row in orjson.loads(valid)["trials"]}}
+    wrong_rows = orjson.loads(valid) | {"trials": [[1, 2, 3]]}
+    missing = orjson.loads(valid) | {"names": ["s-gone__Gone123"]}
+    for damage in (
+        valid[: len(valid) // 2],
+        b"",
+        orjson.dumps(old_layout),
+        orjson.dumps(wrong_rows),
+        orjson.dumps(missing),
+    ):
+        kept.write_bytes(damage)
+        session = open_paths(jobs)
+        assert outcomes(session) == expected
+        assert set(load(job).trials) == set(expected) - {"s-fizz-buzz__fRDnSf2", "s-hello-world__7FsD8bw"}
+    older = kept.with_name(f"summaries-v{SUMMARY_VERSION - 1}.json")  # an earlier version's: not read
+    kept.rename(older)
+    assert outcomes(open_paths(jobs)) == expected and kept.exists() and load(job).listed is not None
+
+
+async def test_the_app_shows_a_trial_that_finished_while_it_was_closed(tmp_path):
+    jobs = copy_tree(SAMPLE / "jobs", tmp_path / "jobs")
+    open_paths(jobs)
+    finish(running_folder(jobs))
+    sources = prepare([SourceSpec(str(jobs))])
+    assert all_cached(sources)
+    app = TraceApp(sources, None, session=open_session(sources))  # as the command line opens it
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_loaded(app, pilot)
+        trial = by_name(app.session)[RUNNING]
+        await wait_for(pilot, lambda: app.session.info(trial).outcome == "pass")
+        assert by_name(app.session)[RUNNING] == trial
