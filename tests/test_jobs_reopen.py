@@ -9,10 +9,11 @@ import os
 import shutil
 from pathlib import Path
 
+import numpy as np
 import orjson
 
 from tracetui.data.jobs.follow import Follower
-from tracetui.data.jobs.summaries import job_folder, load, summaries_file
+from tracetui.data.jobs.summaries import columns_file, job_folder, load, summaries_file
 from tracetui.data.jobs.trial import SUMMARY_VERSION
 from tracetui.data.session import all_cached, open_session, prepare
 from tracetui.data.sources import SourceSpec
@@ -98,29 +99,32 @@ def test_an_unchanged_reopen_stats_no_trial_before_the_first_frame(tmp_path, mon
     assert {name for name in names if f"{job}/{name}/result.json" in stats} == set(names)
 
 
+def reopened_unchecked(jobs: Path, job: Path) -> bool:
+    """Whether `job` reopens on its kept columns (no stamps checked before the first frame)."""
+    return not next(ds for ds in open_paths(jobs).datasets if str(ds.job) == str(job)).checked
+
+
 def test_a_damaged_or_old_summaries_file_is_rebuilt(tmp_path):
     jobs = copy_tree(SAMPLE / "jobs", tmp_path / "jobs")
     job = jobs / RUNNING_JOB
     expected = outcomes(open_paths(jobs))
-    kept = summaries_file(job_folder(job))
-    valid = kept.read_bytes()
-    old_layout = {"job": str(job), "trials": {row[0]: {"name": row[0]} for row in orjson.loads(valid)["trials"]}}
-    wrong_rows = orjson.loads(valid) | {"trials": [[1, 2, 3]]}
-    missing = orjson.loads(valid) | {"names": ["s-gone__Gone123"]}
-    for damage in (
-        valid[: len(valid) // 2],
-        b"",
-        orjson.dumps(old_layout),
-        orjson.dumps(wrong_rows),
-        orjson.dumps(missing),
-    ):
-        kept.write_bytes(damage)
-        session = open_paths(jobs)
-        assert outcomes(session) == expected
-        assert set(load(job).trials) == set(expected) - {"s-fizz-buzz__fRDnSf2", "s-hello-world__7FsD8bw"}
-    older = kept.with_name(f"summaries-v{SUMMARY_VERSION - 1}.json")  # an earlier version's: not read
-    kept.rename(older)
-    assert outcomes(open_paths(jobs)) == expected and kept.exists() and load(job).listed is not None
+    folder = job_folder(job)
+    columns, summaries = columns_file(folder), summaries_file(folder)
+    assert reopened_unchecked(jobs, job)
+    valid = columns.read_bytes()
+    np.savez(tmp_path / "other.npz", texts=np.frombuffer(b'{"listed": 1}', dtype=np.uint8))
+    for damage in (valid[: len(valid) // 2], b"", b"not a zip", (tmp_path / "other.npz").read_bytes()):
+        columns.write_bytes(damage)
+        assert outcomes(open_paths(jobs)) == expected  # read again, stamping the trials
+        assert reopened_unchecked(jobs, job)  # and kept again
+    for damage in (b"", b"{", orjson.dumps({"job": str(job), "trials": {"a": {"name": "a"}}})):
+        columns.unlink()
+        summaries.write_bytes(damage)  # the trials are read again from their folders
+        assert outcomes(open_paths(jobs)) == expected and set(load(job)) == {RUNNING, "s-hello-world__EgcsGA2"}
+        assert reopened_unchecked(jobs, job)
+    for path in (columns, summaries):  # an earlier version's files: not read
+        path.rename(path.with_name(path.name.replace(f"-v{SUMMARY_VERSION}.", f"-v{SUMMARY_VERSION - 1}.")))
+    assert outcomes(open_paths(jobs)) == expected and reopened_unchecked(jobs, job)
 
 
 async def test_the_app_shows_a_trial_that_finished_while_it_was_closed(tmp_path):

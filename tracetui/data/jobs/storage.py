@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import itertools
-import math
 import shutil
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -29,8 +28,8 @@ from ...trace.outcome import ERROR
 from ..dataset import Piece, Storage
 from ..lru import LRU
 from ..sources import ResolvedSource
-from ..trials import LABEL_COLUMNS, Trials
-from ..usage import FIELDS
+from ..trials import Trials
+from .columns import LABELS, Columns, encode
 from .rows import TrialRows, exported_rows
 from .summaries import job_folder
 from .trial import TrialSummary, TrialText, summarize
@@ -67,11 +66,14 @@ class JobStorage(Storage):
     def __init__(
         self,
         source: JobSource,
-        summaries: list[TrialSummary],
+        summaries: list[TrialSummary] | Callable[[], list[TrialSummary]],
         job_results: dict[str, str],
         job_finished: bool,
+        columns: Columns | None = None,
         checked: bool = True,
     ) -> None:
+        """`summaries`: the trials' summaries by position, or how to read them on first use (a reopen on
+        the kept `columns`, which then say all that opening needs)."""
         self.source = source
         self.checked = checked
         """Whether the trials' stamps were compared with their files when the job was opened: if not (a
@@ -79,11 +81,26 @@ class JobStorage(Storage):
         self.job = Path(source.dataset_id)
         self.folder = job_folder(self.job)
         self.files: list[str] = []
-        self.entries = list(summaries)
+        self._entries = None if callable(summaries) else list(summaries)
+        self._read_entries = summaries if callable(summaries) else None
+        self._entries_lock = threading.Lock()
         self.results = job_results
         self.job_finished = job_finished
         self._texts: LRU[str, TrialText] = LRU(TEXTS)
+        self.columns = columns if columns is not None else Columns.of(self.entries)
         self._relayout()
+
+    @property
+    def entries(self) -> list[TrialSummary]:
+        """The trials' summaries, by position (the follower's thread may be the first to ask)."""
+        entries = self._entries
+        if entries is None:
+            with self._entries_lock:
+                if self._entries is None and self._read_entries is not None:
+                    self._entries = self._read_entries()
+                entries = self._entries
+        assert entries is not None
+        return entries
 
     @property
     def job_source(self) -> JobSource:
@@ -92,18 +109,16 @@ class JobStorage(Storage):
 
     # --- layout ------------------------------------------------------------------------------------
     def _relayout(self) -> None:
-        mains = np.array([len(s.rows) for s in self.entries], dtype=np.int64)
-        counts = mains + np.array([len(s.subs) for s in self.entries], dtype=np.int64)
+        columns = self.columns
+        mains = columns.mains
+        counts = mains + columns.subs
         first_row = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        trial_of = np.repeat(np.arange(len(self.entries), dtype=np.int64), counts)
+        trial_of = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
         local = np.arange(len(trial_of), dtype=np.int64) - first_row[trial_of]
         episode = np.where(local < mains[trial_of], local, 0).astype(np.int32)
-        messages = np.fromiter(
-            itertools.chain.from_iterable(itertools.chain(s.rows, (n for _, n in s.subs)) for s in self.entries),
-            dtype=np.int32,
-            count=len(trial_of),
+        self.meta = pa.Table.from_arrays(
+            [_int32(episode), _int32(columns.row_messages)], names=["episode_num", "n_messages"]
         )
-        self.meta = pa.Table.from_arrays([_int32(episode), _int32(messages)], names=["episode_num", "n_messages"])
         self.num_rows = len(trial_of)
         self._layout = _Layout(first_row, mains, trial_of, local)
         self.__dict__.pop("message_counts", None)  # the cached property reads the new meta
@@ -112,12 +127,8 @@ class JobStorage(Storage):
     def index_folder(self) -> Path:
         """Indexes of this reading of the job (verifier, findings): a folder per content, since the
         trials change while the job runs."""
-        identity = [[s.name, s.stamp] for s in self.entries], sorted(self.results.items())
-        try:
-            text = orjson.dumps(identity)
-        except orjson.JSONEncodeError:  # a name that is not UTF-8 (surrogate-escaped)
-            text = repr(identity).encode("utf-8", "surrogateescape")
-        key = hashlib.sha256(text).hexdigest()[:16]
+        identity = [self.columns.key, sorted(self.results.items())]
+        key = hashlib.sha256(orjson.dumps(identity)).hexdigest()[:16]
         folder = self.folder / f"index-{key}"
         with contextlib.suppress(OSError):  # a cache that cannot be written: the indexes are not kept
             folder.mkdir(parents=True, exist_ok=True)
@@ -138,54 +149,52 @@ class JobStorage(Storage):
         return self.results.get(str(summary.labels.get("trial_name")), summary.result)
 
     def group(self) -> Trials:
-        """The trials, one per trial folder, in position order (a reopen builds them for every trial:
-        one pass over the summaries per column, the rest from the layout's arrays)."""
-        entries, layout = self.entries, self._layout
-        count = len(entries)
-        labels: dict[str, list[str | None]] = {}
-        codes: dict[str, np.ndarray] = {}
-        for column in LABEL_COLUMNS:
-            if column == "result":
-                values = [self.result_of(s) for s in entries]
-            elif column == "trace_source":
-                values = ["main" if s.rows else (s.subs[0][0] if s.subs else None) for s in entries]
-            else:
-                values = [s.labels.get(column) for s in entries]
-            known: dict[str, int] = {}
-            codes[column] = np.fromiter(
-                (-1 if v is None else known.setdefault(v, len(known)) for v in values), dtype=np.int32, count=count
-            )
-            labels[column] = list(known)
+        """The trials, one per trial folder, in position order, from the columns (a reopen builds them for
+        every trial)."""
+        columns, layout = self.columns, self._layout
+        count = len(columns.names)
+        labels: dict[str, list[str | None]] = {c: list(columns.labels[c]) for c in LABELS}
+        codes = {c: columns.codes[c] for c in LABELS}
+        own = columns.label_values("result")  # the exporter's `result`: the job's result.json first
+        if self.results:
+            names = columns.label_values("trial_name")
+            own = [self.results.get(str(name), mine) for name, mine in zip(names, own)]
+        labels["result"], codes["result"] = encode([v if done else None for v, done in zip(own, columns.finished)])
+        sub_names = columns.label_values("sub_source")
+        firsts = np.concatenate([[0], np.cumsum(columns.subs)])[:-1].tolist()
+        labels["trace_source"], codes["trace_source"] = encode(
+            [
+                "main" if mains else (sub_names[first] if subs else None)
+                for mains, subs, first in zip(columns.mains.tolist(), columns.subs.tolist(), firsts)
+            ]
+        )
         sources = labels["trace_source"]
-        source_codes = {source: code for code, source in enumerate(sources)}
-        sub_names = [source for s in entries for source, _ in s.subs]
-        for source in sub_names:
-            if source not in source_codes:
-                source_codes[source] = len(sources)
+        for source in columns.labels["sub_source"]:
+            if source not in sources:
                 sources.append(source)
+        remap = np.array([sources.index(source) for source in columns.labels["sub_source"]] + [-1], dtype=np.int32)
         is_main = layout.local < layout.mains[layout.trial_of]
-        subs = np.diff(layout.first_row) - layout.mains
         return Trials(
             dataset=np.zeros(count, dtype=np.int16),
             labels=labels,
             codes=codes,
-            outcome=np.fromiter((s.outcome for s in entries), dtype=np.int8, count=count),
+            outcome=columns.outcome,
             reward=np.zeros(0),
-            episodes=layout.mains.astype(np.int32),
-            messages=np.fromiter((s.messages for s in entries), dtype=np.int32, count=count),
-            size=np.fromiter((s.size for s in entries), dtype=np.int64, count=count),
-            restarts=np.fromiter((s.restarts for s in entries), dtype=np.int16, count=count),
-            date=[str(s.labels.get("date") or "") for s in entries],
-            main_offsets=np.concatenate([[0], np.cumsum(layout.mains)]).astype(np.int64),
+            episodes=columns.mains.astype(np.int32),
+            messages=columns.messages,
+            size=columns.size,
+            restarts=columns.restarts,
+            date=list(columns.date),
+            main_offsets=np.concatenate([[0], np.cumsum(columns.mains)]).astype(np.int64),
             main_rows=np.flatnonzero(is_main).astype(np.int64),
             main_episodes=layout.local[is_main].astype(np.int32),
-            sub_offsets=np.concatenate([[0], np.cumsum(subs)]).astype(np.int64),
+            sub_offsets=np.concatenate([[0], np.cumsum(columns.subs)]).astype(np.int64),
             sub_rows=np.flatnonzero(~is_main).astype(np.int64),
-            sub_sources=np.fromiter((source_codes[x] for x in sub_names), dtype=np.int32, count=len(sub_names)),
+            sub_sources=remap[columns.codes["sub_source"]],
         )
 
     def usage(self) -> dict[str, np.ndarray]:
-        return {f: np.array([s.usage.get(f, math.nan) for s in self.entries], dtype=np.float64) for f in FIELDS}
+        return dict(self.columns.usage)
 
     def problems(self) -> list[str | None]:
         return [s.problem for s in self.entries]
@@ -309,6 +318,7 @@ class JobStorage(Storage):
             }
             changed += sorted(names - set(changed))
             self.results, self.job_finished = results, finished
+        self.columns = Columns.of(self.entries)
         self._relayout()
         return sorted(set(changed))
 

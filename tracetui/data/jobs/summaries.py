@@ -2,26 +2,26 @@
 changed (same names, sizes and mtimes): a reopen parses no trajectory.
 
 The cache is `$TRACETUI_CACHE_DIR/jobs/<key of the job folder's path>/summaries-v<N>.json` (with the job
-folder's path in it, for `tracetui cache`), and with the trial folders as last listed and the job
-folder's mtime then: while that mtime stays, no trial folder came or went, and a reopen opens on the
-kept summaries alone (`Kept.current`), leaving the trials' stamps to be checked after the first frame
-(`follow`). The file is written whole (to a temporary file renamed into place) when a summary changed; a
-cache that cannot be written, or that cannot be read back (damaged, or of another version), only means
-reading the trials again. Nothing is ever written into the job folder.
-"""
+folder's path in it, for `tracetui cache`), and beside it `columns-v<N>.npz`: the trials as last listed,
+in columns (`columns.Columns`), with the job folder's mtime then. While that mtime stays, no trial
+folder came or went, and a reopen opens on those columns alone (`reopen`): no trial is stamped, no
+summary parsed before the first frame; the follower stamps them after it (`follow`). Both are written
+whole (to a temporary file renamed into place); a cache that cannot be written, or read back (damaged,
+or of another version), only means reading the trials again. Nothing is ever written into the job folder."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import orjson
 
 from ...paths import cache_dir, write_atomically
 from ..cache_folders import JOB_SUMMARIES
+from .columns import Columns
 from .files import stamp
 from .trial import SUMMARY_VERSION, TrialSummary, summarize
 
@@ -61,60 +61,75 @@ def listing_time(job: Path) -> int | None:
         return None
 
 
-@dataclass(slots=True)
-class Kept:
-    """What the cache has of a job: summaries by trial folder name, and the trial folders as listed when
-    the job folder's mtime was `listed` (None: never listed whole)."""
-
-    trials: dict[str, TrialSummary] = field(default_factory=dict)
-    listed: int | None = None
-    names: list[str] = field(default_factory=list)
-
-    def current(self, job: Path) -> bool:
-        """Whether the trial folders are still the ones listed (the job folder's mtime has not moved)."""
-        return self.listed is not None and self.listed == listing_time(job)
+def columns_file(folder: Path) -> Path:
+    """The columns of the job's trials as last listed, beside its summaries file."""
+    return folder / f"columns-v{SUMMARY_VERSION}.npz"
 
 
-def load(job: Path) -> Kept:
-    """The kept summaries; nothing when the file is absent, damaged or of another layout (read again)."""
+def load(job: Path) -> dict[str, TrialSummary]:
+    """The kept summaries; none when the file is absent, damaged or of another layout (read again)."""
     try:
-        stored = orjson.loads(_path(job).read_bytes())
-        trials = {row[0]: TrialSummary.from_row(row) for row in stored["trials"]}
-        listed, names = stored["listed"], stored["names"]
-        if not (listed is None or isinstance(listed, int)) or not all(name in trials for name in names):
-            raise ValueError("a listed trial without its summary")
-        return Kept(trials, listed, names)
+        return _rows(orjson.loads(_path(job).read_bytes())["trials"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
-        return Kept()
+        return {}
 
 
-def store(job: Path, summaries: dict[str, TrialSummary], listed: int | None, names: list[str]) -> None:
-    """Best effort: a cache that cannot be written is read again next time."""
+def _rows(rows: list[list[Any]]) -> dict[str, TrialSummary]:
+    return {row[0]: TrialSummary.from_row(row) for row in rows}
+
+
+def store(job: Path, summaries: dict[str, TrialSummary], listed: int | None, names: list[str] | None) -> None:
+    """Best effort: a cache that cannot be written is read again next time. With the trial folders
+    `names` as listed when the job folder's mtime was `listed`, their columns too (`reopen`)."""
     path = _path(job)
-    data = {"job": str(job), "listed": listed, "names": names, "trials": [s.to_row() for s in summaries.values()]}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(path, orjson.dumps(data))
+        write_atomically(path, orjson.dumps({"job": str(job), "trials": [s.to_row() for s in summaries.values()]}))
+        if listed is not None and names is not None:
+            trials = [summaries[name] for name in names]
+            rows = orjson.dumps([s.to_row() for s in trials])
+            extra = {"listed": listed, "rows": rows.decode()}
+            write_atomically(columns_file(path.parent), lambda temporary: Columns.of(trials).save(temporary, extra))
     except (OSError, orjson.JSONEncodeError):  # JSONEncodeError: a name that is not UTF-8
         pass
+
+
+def reopen(job: Path) -> tuple[Columns, Callable[[], list[TrialSummary]]] | None:
+    """When no trial folder came or went since the kept columns were written (the job folder's mtime is
+    the one they were listed at): the columns, and how to read the summaries they were made of (on
+    first use). Their stamps are not checked here (`follow` does, after the first frame). None when
+    there are none to use (absent, damaged, of another layout, or a trial folder came or went)."""
+    try:
+        columns, extra = Columns.load(columns_file(job_folder(job)))
+        listed, rows = extra["listed"], extra["rows"]
+    except Exception:  # whatever a cut-short or overwritten file makes its reader raise: worked out again
+        return None
+    if not isinstance(listed, int) or listed != listing_time(job) or not isinstance(rows, str):
+        return None
+
+    def summaries() -> list[TrialSummary]:
+        kept = _rows(orjson.loads(rows))
+        return [kept[name] for name in columns.names]
+
+    return columns, summaries
 
 
 def summaries(
     job: Path,
     names: list[str],
     job_finished: bool,
-    known: Kept,
     listed: int | None,
     progress: Progress | None = None,
 ) -> dict[str, TrialSummary]:
-    """The summaries of the trials `names` of `job`, in that order: stored ones (`known`) whose files
-    have not changed, the rest read (with progress). `listed`: the job folder's mtime when `names` were
-    listed, None when they are not all its trials (then the kept listing stays)."""
+    """The summaries of the trials `names` of `job`, in that order: stored ones whose files have not
+    changed, the rest read (with progress). `listed`: the job folder's mtime when `names` were listed,
+    None when they are not all its trials (then the other trials' kept summaries stay kept)."""
+    known = load(job)
     out: dict[str, TrialSummary] = {}
     changed = False
     base = os.fspath(job)
     for number, name in enumerate(names):
-        cached = known.trials.get(name)
+        cached = known.get(name)
         if cached is not None and cached.stamp == stamp(f"{base}/{name}") and not cached.stale_start(job_finished):
             out[name] = cached  # the path as a string: a reopen does this for every trial
             continue
@@ -122,9 +137,9 @@ def summaries(
         changed = True
         if progress is not None:
             progress((number + 1) / max(1, len(names)), f"{job.name}: read {number + 1:,}/{len(names):,} trials")
-    whole = listed is not None  # else the other trials stay kept, and so does the listing
-    kept_trials = out if whole else {**known.trials, **out}
-    listing = (listed, names) if whole else (known.listed, known.names)
-    if changed or set(kept_trials) != set(known.trials) or listing != (known.listed, known.names):
-        store(job, kept_trials, *listing)
+    whole = listed is not None
+    if whole:
+        store(job, out, listed, names)  # its columns too, for the next reopen
+    elif changed or set(known) != set(out):
+        store(job, {**known, **out}, None, None)
     return out
