@@ -9,9 +9,9 @@ import os
 import shutil
 from pathlib import Path
 
-import numpy as np
 import orjson
 
+from tracetui.data.jobs.columns import MAGIC
 from tracetui.data.jobs.follow import Follower
 from tracetui.data.jobs.summaries import columns_file, job_folder, load, summaries_file
 from tracetui.data.jobs.trial import SUMMARY_VERSION
@@ -112,8 +112,9 @@ def test_a_damaged_or_old_summaries_file_is_rebuilt(tmp_path):
     columns, summaries = columns_file(folder), summaries_file(folder)
     assert reopened_unchecked(jobs, job)
     valid = columns.read_bytes()
-    np.savez(tmp_path / "other.npz", texts=np.frombuffer(b'{"listed": 1}', dtype=np.uint8))
-    for damage in (valid[: len(valid) // 2], b"", b"not a zip", (tmp_path / "other.npz").read_bytes()):
+    header = orjson.dumps({"extra": {"listed": 1}, "arrays": {}, "blob": [0, 0]})
+    other = MAGIC + len(header).to_bytes(8, "little") + header  # another layout's
+    for damage in (valid[: len(valid) // 2], valid[:-1], b"", b"not columns", other):
         columns.write_bytes(damage)
         assert outcomes(open_paths(jobs)) == expected  # read again, stamping the trials
         assert reopened_unchecked(jobs, job)  # and kept again

@@ -1,6 +1,7 @@
 """A job's trial summaries as columns: what the row layout, the trials and the usage table are built from,
 with no Python loop over the trials. Worked out from the summaries when they are read (or changed), and
-kept beside them (`summaries.store`) so that a reopen reads the arrays back instead of parsing them.
+kept beside them (`summaries.store`) in a file a reopen reads back as arrays over its bytes (no
+numpy .npz: its zip entries cost more to open than the arrays to use), parsing only a small header.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import orjson
 from ..usage import FIELDS
 from .trial import TrialSummary
 
+MAGIC = b"tracetui-job-columns\n"
 LABELS = ("agent", "model", "model_provider", "task", "run_id", "trial_name")
 """The summary labels that are trial columns as they are (`result` and `trace_source` are worked out)."""
 
@@ -71,11 +73,12 @@ class Columns:
         table = [*self.labels[column], None]  # code -1 picks the trailing None
         return [table[code] for code in self.codes[column].tolist()]
 
-    def save(self, path: Path, extra: dict[str, Any]) -> None:
-        """The columns (and `extra`, JSON values) as one `.npz` file at `path` (a file, not a name: np.savez
-        would add `.npz` to a temporary's name)."""
-        arrays: dict[str, Any] = {}
-        texts: dict[str, Any] = dict(extra)
+    def save(self, path: Path, extra: dict[str, Any], blob: bytes) -> None:
+        """The columns, `extra` (JSON values) and `blob` as one file at `path`: a JSON header (the
+        arrays' dtypes and places, the lists), then the arrays' bytes and the blob, read back with no
+        parsing but the header's (`load`)."""
+        arrays: dict[str, np.ndarray] = {}
+        texts: dict[str, Any] = {"extra": extra}
         for f in fields(self):
             value = getattr(self, f.name)
             if isinstance(value, np.ndarray):
@@ -84,27 +87,44 @@ class Columns:
                 arrays.update({f"{f.name}.{name}": array for name, array in value.items()})
             else:
                 texts[f.name] = value
-        arrays["texts"] = np.frombuffer(orjson.dumps(texts), dtype=np.uint8)
-        with path.open("wb") as out:
-            np.savez(out, **arrays)
+        places, parts, offset = {}, [], 0
+        for name, array in arrays.items():
+            data = np.ascontiguousarray(array).tobytes()
+            places[name] = [array.dtype.str, offset, len(array)]
+            parts.append(data)
+            offset += len(data)
+        texts["arrays"], texts["blob"] = places, [offset, len(blob)]
+        header = orjson.dumps(texts)
+        path.write_bytes(b"".join([MAGIC, len(header).to_bytes(8, "little"), header, *parts, blob]))
 
     @classmethod
-    def load(cls, path: Path) -> tuple[Columns, dict[str, Any]]:
-        """What `save` wrote: the columns, and the rest of its JSON values. Raises for a file that is
+    def load(cls, path: Path) -> tuple[Columns, dict[str, Any], bytes]:
+        """What `save` wrote: the columns, the extra values and the blob. Raises for a file that is
         absent, damaged or of another layout."""
-        with np.load(path) as stored:
-            found: dict[str, Any] = {name: stored[name] for name in stored.files}
-        texts = orjson.loads(found.pop("texts").tobytes())
+        data = path.read_bytes()
+        if not data.startswith(MAGIC):
+            raise ValueError("not a columns file")
+        size = int.from_bytes(data[len(MAGIC) : len(MAGIC) + 8], "little")
+        start = len(MAGIC) + 8 + size
+        texts = orjson.loads(data[len(MAGIC) + 8 : start])
+        payload = memoryview(data)[start:]
+        arrays = {
+            name: np.frombuffer(payload, dtype=np.dtype(dtype), count=count, offset=offset).copy()
+            for name, (dtype, offset, count) in texts.pop("arrays").items()
+        }
+        at, length = texts.pop("blob")
+        blob = bytes(payload[at : at + length])
+        if len(blob) != length:
+            raise ValueError("a columns file cut short")
+        extra = texts.pop("extra")
         for group in ("codes", "usage"):
-            found[group] = {
-                name.split(".", 1)[1]: found.pop(name) for name in list(found) if name.startswith(f"{group}.")
+            texts[group] = {
+                name.split(".", 1)[1]: arrays.pop(name) for name in list(arrays) if name.startswith(f"{group}.")
             }
-        own = {f.name for f in fields(cls)}
-        found.update({name: value for name, value in texts.items() if name in own})
-        columns = cls(**found)
+        columns = cls(**texts, **arrays)
         if set(columns.usage) != set(FIELDS) or not set(LABELS) <= set(columns.codes):
             raise ValueError("columns of another layout")
-        return columns, {name: value for name, value in texts.items() if name not in own}
+        return columns, extra, blob
 
 
 def encode(values: list[str | None]) -> tuple[list[str | None], np.ndarray]:

@@ -2,7 +2,7 @@
 changed (same names, sizes and mtimes): a reopen parses no trajectory.
 
 The cache is `$TRACETUI_CACHE_DIR/jobs/<key of the job folder's path>/summaries-v<N>.json` (with the job
-folder's path in it, for `tracetui cache`), and beside it `columns-v<N>.npz`: the trials as last listed,
+folder's path in it, for `tracetui cache`), and beside it `columns-v<N>.bin`: the trials as last listed,
 in columns (`columns.Columns`), with the job folder's mtime then. While that mtime stays, no trial
 folder came or went, and a reopen opens on those columns alone (`reopen`): no trial is stamped, no
 summary parsed before the first frame; the follower stamps them after it (`follow`). Both are written
@@ -63,7 +63,7 @@ def listing_time(job: Path) -> int | None:
 
 def columns_file(folder: Path) -> Path:
     """The columns of the job's trials as last listed, beside its summaries file."""
-    return folder / f"columns-v{SUMMARY_VERSION}.npz"
+    return folder / f"columns-v{SUMMARY_VERSION}.bin"
 
 
 def load(job: Path) -> dict[str, TrialSummary]:
@@ -87,9 +87,11 @@ def store(job: Path, summaries: dict[str, TrialSummary], listed: int | None, nam
         write_atomically(path, orjson.dumps({"job": str(job), "trials": [s.to_row() for s in summaries.values()]}))
         if listed is not None and names is not None:
             trials = [summaries[name] for name in names]
-            rows = orjson.dumps([s.to_row() for s in trials])
-            extra = {"listed": listed, "rows": rows.decode()}
-            write_atomically(columns_file(path.parent), lambda temporary: Columns.of(trials).save(temporary, extra))
+            rows = orjson.dumps([s.to_row() for s in trials])  # read on first use: `reopen`
+            write_atomically(
+                columns_file(path.parent),
+                lambda temporary: Columns.of(trials).save(temporary, {"listed": listed}, rows),
+            )
     except (OSError, orjson.JSONEncodeError):  # JSONEncodeError: a name that is not UTF-8
         pass
 
@@ -100,11 +102,11 @@ def reopen(job: Path) -> tuple[Columns, Callable[[], list[TrialSummary]]] | None
     first use). Their stamps are not checked here (`follow` does, after the first frame). None when
     there are none to use (absent, damaged, of another layout, or a trial folder came or went)."""
     try:
-        columns, extra = Columns.load(columns_file(job_folder(job)))
-        listed, rows = extra["listed"], extra["rows"]
+        columns, extra, rows = Columns.load(columns_file(job_folder(job)))
+        listed = extra["listed"]
     except Exception:  # whatever a cut-short or overwritten file makes its reader raise: worked out again
         return None
-    if not isinstance(listed, int) or listed != listing_time(job) or not isinstance(rows, str):
+    if not isinstance(listed, int) or listed != listing_time(job):
         return None
 
     def summaries() -> list[TrialSummary]:
