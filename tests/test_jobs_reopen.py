@@ -140,3 +140,38 @@ async def test_the_app_shows_a_trial_that_finished_while_it_was_closed(tmp_path)
         trial = by_name(app.session)[RUNNING]
         await wait_for(pilot, lambda: app.session.info(trial).outcome == "pass")
         assert by_name(app.session)[RUNNING] == trial
+
+
+def test_a_reopen_on_the_kept_columns_is_the_session_a_first_open_gives(tmp_path):
+    """The trials, their rows, usage and histories, as reading every trial gives them (the golden
+    job too: continuations, sub-agents; and an empty job folder)."""
+    from dataclasses import fields
+
+    import numpy as np
+
+    from tracetui.data.trials import Trials
+
+    from .jobs_helpers import ATIF
+
+    jobs = copy_tree(SAMPLE / "jobs", tmp_path / "jobs")
+    golden = copy_tree(ATIF / "jobs", tmp_path / "golden")
+    paths = (jobs, golden)
+    first, again = open_paths(*paths), open_paths(*paths)
+    assert not any(dataset.checked for dataset in again.datasets)
+    for f in fields(Trials):
+        a, b = getattr(first.trials, f.name), getattr(again.trials, f.name)
+        if isinstance(a, np.ndarray):
+            np.testing.assert_array_equal(a, b, err_msg=f.name)  # NaN rewards equal
+        elif isinstance(a, dict) and f.name == "codes":
+            assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+        else:
+            assert a == b, f.name
+    for trial in range(len(first)):
+        assert repr(first.info(trial)) == repr(again.info(trial))
+        assert repr(first.usage_of(trial)) == repr(again.usage_of(trial))
+        assert first.history(trial) == again.history(trial)
+    assert [list(d.message_counts) for d in first.datasets] == [list(d.message_counts) for d in again.datasets]
+    empty = write_job(tmp_path / "empty" / "job")
+    write_trial(empty, "t__aaaaaaa")
+    shutil.rmtree(empty / "t__aaaaaaa")  # a job folder whose only trial went
+    assert len(open_paths(empty)) == 0 and len(open_paths(empty)) == 0

@@ -13,8 +13,8 @@ trials that are running (or could not be read), lists each job folder (new trial
 result.json; every `SWEEP` seconds it also stats the result.json of the finished trials (a regrade
 rewrites it). A job opened on its kept summaries alone (`JobStorage.checked` false: a reopen) has every
 trial stamped at the first poll, after the app's first frame: what changed while the app was closed is
-read then, and the summaries kept again once the session has it. A file harbor is halfway through writing reads as invalid: that trial keeps its last good
-reading and is read again at the next poll.
+read then, and the summaries kept again once the session has it. A file harbor is halfway through
+writing reads as invalid: that trial keeps its last good reading and is read again at the next poll.
 """
 
 from __future__ import annotations

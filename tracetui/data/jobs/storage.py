@@ -164,8 +164,8 @@ class JobStorage(Storage):
         firsts = np.concatenate([[0], np.cumsum(columns.subs)])[:-1].tolist()
         labels["trace_source"], codes["trace_source"] = encode(
             [
-                "main" if mains else (sub_names[first] if subs else None)
-                for mains, subs, first in zip(columns.mains.tolist(), columns.subs.tolist(), firsts)
+                "main" if episodes else (sub_names[first] if subagents else None)
+                for episodes, subagents, first in zip(columns.mains.tolist(), columns.subs.tolist(), firsts)
             ]
         )
         sources = labels["trace_source"]
