@@ -29,6 +29,7 @@ class Columns:
     labels: dict[str, list[str | None]]  # per LABELS column and "result" (the trial's own) and "sub_source"
     codes: dict[str, np.ndarray]  # int32 codes into labels (-1: none), per trial (per sub-agent row for sub_source)
     date: list[str]
+    problems: list[str | None]  # why each `error` trial is one
     finished: np.ndarray  # bool
     outcome: np.ndarray  # int8
     messages: np.ndarray  # int32
@@ -56,6 +57,7 @@ class Columns:
             labels=labels,
             codes=codes,
             date=[str(s.labels.get("date") or "") for s in summaries],
+            problems=[s.problem for s in summaries],
             finished=np.fromiter((s.finished for s in summaries), dtype=bool, count=count),
             outcome=np.fromiter((s.outcome for s in summaries), dtype=np.int8, count=count),
             messages=np.fromiter((s.messages for s in summaries), dtype=np.int32, count=count),

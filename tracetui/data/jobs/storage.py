@@ -197,7 +197,7 @@ class JobStorage(Storage):
         return dict(self.columns.usage)
 
     def problems(self) -> list[str | None]:
-        return [s.problem for s in self.entries]
+        return list(self.columns.problems)
 
     def trial_folder(self, position: int) -> Path:
         return self.job / self.entries[position].name
@@ -208,16 +208,17 @@ class JobStorage(Storage):
     # --- text --------------------------------------------------------------------------------------
     def text(self, position: int) -> TrialText:
         """The trial's text: read from its files (kept for the last few trials), the last good reading
-        while harbor rewrites a file."""
-        summary = self.entries[position]
-        kept = self._texts.get(summary.name)
+        while harbor rewrites a file. From the columns, not `entries`: the first frame shows a trial, and
+        a reopen reads the summaries only after it."""
+        name, outcome = self.columns.names[position], int(self.columns.outcome[position])
+        kept = self._texts.get(name)
         if kept is not None:
             return kept
-        folder = self.job / summary.name
+        folder = self.job / name
         for attempt in range(RETRIES):
             fresh, text = summarize(folder, self.job_finished)
-            if fresh.outcome != ERROR or summary.outcome == ERROR:
-                self._texts.put(summary.name, text)
+            if fresh.outcome != ERROR or outcome == ERROR:
+                self._texts.put(name, text)
                 break
             time.sleep(0.05 * (attempt + 1))  # harbor is rewriting a file: not kept, read again next time
         return text
@@ -231,10 +232,10 @@ class JobStorage(Storage):
         """(role, content) of messages [start, stop) of a row, as many as its metadata says it has."""
         position, rows, local = self._rows_of(row)
         count = self.message_count(row)
-        summary = self.entries[position]
+        episodes = int(self.columns.mains[position])
         stop = count if stop is None else min(stop, count)
-        if local >= len(summary.rows):  # a sub-agent row: the text may have fewer after a rewrite
-            local = len(rows.main) + (local - len(summary.rows))
+        if local >= episodes:  # a sub-agent row: the text may have fewer after a rewrite
+            local = len(rows.main) + (local - episodes)
         if local >= rows.count:
             return []
         return rows.messages(local, start, stop)
