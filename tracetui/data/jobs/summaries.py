@@ -109,11 +109,11 @@ def reopen(job: Path) -> tuple[Columns, Callable[[], list[TrialSummary]]] | None
     if not isinstance(listed, int) or listed != listing_time(job):
         return None
 
-    def summaries() -> list[TrialSummary]:
+    def read() -> list[TrialSummary]:
         kept = _rows(orjson.loads(rows))
         return [kept[name] for name in columns.names]
 
-    return columns, summaries
+    return columns, read
 
 
 def summaries(
