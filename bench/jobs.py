@@ -1,7 +1,7 @@
 """Harbor job folders at scale (issue 22): a generated jobs root of 5,000 trials against the dataset harbor's
 exporter would make of it (written by `tracetui export`), measured in one run.
 
-    python -m bench.jobs [--trials 5000] [--jobs 5] [--kb 1,4] [--reuse] [--idle 10]
+    python -m bench.jobs [--trials 5000] [--jobs 5] [--kb 1,4] [--reuse] [--idle 10] [--against ../main]
 
 For each text scale (`--kb`: about that many KB per agent reply and per observation) it writes a jobs
 root under bench/out/jobs-<trials>-<kb>k/ (deterministic, like the demo generator: terminus-2
@@ -11,7 +11,9 @@ exports it to a hub-layout dataset, then measures in fresh processes: the first 
 every trajectory; converting the dataset), the first screen of each once cached (median of `--repeat`,
 the two interleaved, with the CPU time to it: on a shared machine the ratios are what to compare, and
 the load average is recorded), memory at the first screen, and the CPU the app spends following the job
-folders while nothing changes.
+folders while nothing changes. `--against DIR`: another checkout of tracetui (with its own .venv) opens
+the same jobs root too, interleaved with the others, with a cache of its own: an A/B of two versions'
+reopens on a shared machine, each against the same exported dataset.
 """
 
 from __future__ import annotations
@@ -209,8 +211,21 @@ def _env(cache: Path) -> dict[str, str]:
     return measure.Data(0, Path(), cache).env()
 
 
-def first_screen(source: Path, cache: Path) -> dict:
-    return measure.first_screen_headless(measure.Data(0, source, cache), "tracetui")
+def first_screen(source: Path, cache: Path, checkout: Path | None = None) -> dict:
+    """The headless first screen of `source`, opened by this checkout's code or `checkout`'s."""
+    if checkout is None:
+        return measure.first_screen_headless(measure.Data(0, source, cache), "tracetui")
+    began = time.monotonic()
+    done = subprocess.run(
+        [str(checkout / ".venv" / "bin" / "python"), "-m", "bench.probes", "first-screen", "tracetui", str(source)],
+        cwd=checkout,
+        env=_env(cache),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result = json.loads(next(line for line in done.stdout.splitlines() if line.startswith("BENCH "))[6:])
+    return {"seconds": result["painted_at"] - began, "cpu": result["cpu"], "memory": result["memory"]}
 
 
 def main() -> None:
@@ -221,6 +236,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of following measured")
     parser.add_argument("--reuse", action="store_true", help="keep what an earlier run generated")
+    parser.add_argument("--against", type=Path, help="another checkout whose code opens the jobs root too")
     args = parser.parse_args()
     rows = []
     for kb in [float(k) for k in args.kb.split(",")]:
@@ -247,17 +263,22 @@ def main() -> None:
                 check=True,
                 env=_env(base / "cache-export"),
             )
-        sources = (("jobs root", root, base / "cache-jobs"), ("its exported dataset", dataset, base / "cache-dataset"))
-        firsts, warm = {}, {name: [] for name, _, _ in sources}
-        for name, source, cache in sources:
+        sources = [
+            ("jobs root", root, base / "cache-jobs", None),
+            ("its exported dataset", dataset, base / "cache-dataset", None),
+        ]
+        if args.against is not None:
+            sources.append((f"jobs root, {args.against}'s code", root, base / "cache-jobs-against", args.against))
+        firsts, warm = {}, {name: [] for name, _, _, _ in sources}
+        for name, source, cache, checkout in sources:
             shutil.rmtree(cache, ignore_errors=True)
-            firsts[name] = first_screen(source, cache)
+            firsts[name] = first_screen(source, cache, checkout)
         load = os.getloadavg()[0]
-        for _ in range(args.repeat):  # interleaved: a shared machine's load changes alike for both
-            for name, source, cache in sources:
-                warm[name].append(first_screen(source, cache))
+        for _ in range(args.repeat):  # interleaved: a shared machine's load changes alike for all
+            for name, source, cache, checkout in sources:
+                warm[name].append(first_screen(source, cache, checkout))
         load = (load + os.getloadavg()[0]) / 2
-        for name, _, _ in sources:
+        for name, _, _, _ in sources:
             rows.append(
                 {
                     "source": f"{name}, {args.trials:,} trials, {kb:g} KB/message ({size / 1e6:.0f} MB of trajectories)",
@@ -269,13 +290,17 @@ def main() -> None:
                 }
             )
             print(json.dumps(rows[-1]), flush=True)
-        jobs, exported = rows[-2], rows[-1]
-        ratios = {
-            key: jobs[key] / exported[key]
-            for key in ("first open", "first screen, cached", "CPU to first screen, cached")
-        }
-        print(f"jobs root / dataset: {json.dumps({k: round(v, 2) for k, v in ratios.items()})}", flush=True)
-        rows.append({"source": f"jobs root / its exported dataset, {kb:g} KB/message", **ratios})
+        measured = rows[-len(sources) :]
+        exported = measured[1]
+        for (name, _, _, _), jobs in zip(sources, measured):
+            if jobs is exported:
+                continue
+            ratios = {
+                key: jobs[key] / exported[key]
+                for key in ("first open", "first screen, cached", "CPU to first screen, cached")
+            }
+            print(f"{name} / dataset: {json.dumps({k: round(v, 2) for k, v in ratios.items()})}", flush=True)
+            rows.append({"source": f"{name} / its exported dataset, {kb:g} KB/message", **ratios})
         out = subprocess.run(
             [sys.executable, "-m", "bench.jobs", "probe-idle", str(root), str(args.idle)],
             capture_output=True,

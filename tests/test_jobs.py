@@ -16,6 +16,7 @@ from tracetui.data.errors import SourceError
 from tracetui.data.facets import FilterState
 from tracetui.data.findings_index import build_findings_index
 from tracetui.data.jobs import expand, is_jobs_path, jobs_source, open_job
+from tracetui.data.jobs.follow import Follower
 from tracetui.data.jobs.layout import JOB, ROOT, TRIAL, kind
 from tracetui.data.source_kinds import resolve
 from tracetui.data.sources import SourceSpec
@@ -34,6 +35,7 @@ from .jobs_helpers import (
     write_json,
     write_trial,
 )
+from .test_jobs_live import poll_and_apply
 
 JOBS = SAMPLE / "jobs"
 EXPORT = SAMPLE / "export" / "hub"
@@ -254,7 +256,10 @@ def test_a_reopen_reads_no_trajectory_when_nothing_changed(tmp_path):
     info = running.stat()
     os.utime(running, ns=(info.st_atime_ns, info.st_mtime_ns + 10**9))  # a running trial's file changed
     (finished / "trajectory.cont-1.json").write_text("{}")  # a finished trial's folder changed
-    changed = open_paths(jobs)
+    changed = open_paths(jobs)  # on the kept summaries: the follower's first look stamps the trials
+    follower = Follower(changed.datasets)
+    assert poll_and_apply(follower, changed) is None  # unreadable now: perhaps halfway written
+    assert poll_and_apply(follower, changed) is not None  # the same a poll later: taken
     names = by_name(changed)
     assert (
         changed.info(names[RUNNING_TRIAL]).outcome == "error"

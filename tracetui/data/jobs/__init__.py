@@ -19,7 +19,7 @@ from .files import Unreadable, read_json
 from .layout import JOB, LOOKED_FOR, ROOT, TRIAL, jobs_of, kind, trial_entries
 from .results import job_results
 from .storage import JobSource, JobStorage
-from .summaries import job_folder, summaries
+from .summaries import job_folder, listing_time, reopen, summaries
 
 __all__ = ["LOOKED_FOR", "JobSource", "JobStorage", "expand", "is_jobs_path", "jobs_source", "open_job"]
 
@@ -86,14 +86,22 @@ def trial_names(source: JobSource) -> list[str]:
 
 
 def open_job(source: JobSource, progress: Progress | None = None) -> JobStorage:
-    """The job folder as a Storage: each trial's summary read back from the cache when its files have
-    not changed, else read (with progress)."""
+    """The job folder as a Storage. When no trial folder came or went since the cache last listed them,
+    on the kept columns alone: the trials' stamps are checked after the first frame (`follow`), which
+    takes what changed meanwhile. Else each trial's summary read back from the cache when its files have
+    not changed, and read (with progress) when they have."""
     job = Path(source.dataset_id)
     results, finished = job_state(job)
-    names = trial_names(source)
-    found = summaries(job, names, finished, progress)
+    kept = reopen(job) if source.trial is None else None
+    if kept is not None:
+        columns, entries = kept
+        storage = JobStorage(source, entries, results, finished, columns, checked=False)
+    else:
+        listed = listing_time(job) if source.trial is None else None  # before listing: a trial that comes
+        names = trial_names(source)  # meanwhile moves the mtime, and the next open lists again
+        found = summaries(job, names, finished, listed, progress)
+        storage = JobStorage(source, [found[name] for name in names], results, finished)
     _hold(job_folder(job))
-    storage = JobStorage(source, [found[name] for name in names], results, finished)
     storage.forget_old_indexes()
     return storage
 

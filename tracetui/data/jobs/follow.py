@@ -11,8 +11,10 @@ from other hosts inotify never sees, and a run of thousands of trials would need
 watches. Polling stays cheap because only running trials change: each poll stats the files of the
 trials that are running (or could not be read), lists each job folder (new trials) and stats each job's
 result.json; every `SWEEP` seconds it also stats the result.json of the finished trials (a regrade
-rewrites it). A file harbor is halfway through writing reads as invalid: that trial keeps its last good
-reading and is read again at the next poll.
+rewrites it). A job opened on its kept summaries alone (`JobStorage.checked` false: a reopen) has every
+trial stamped at the first poll, after the app's first frame: what changed while the app was closed is
+read then, and the summaries kept again once the session has it. A file harbor is halfway through
+writing reads as invalid: that trial keeps its last good reading and is read again at the next poll.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from . import in_root, job_state, open_job, sibling, trial_names
 from .files import Stamp, stamp
 from .layout import is_job, job_dirs
 from .storage import JobStorage
+from .summaries import store
 from .trial import TrialSummary, TrialText, summarize
 
 POLL = 1.0
@@ -88,6 +91,11 @@ class Follower:
         their stamps when last looked at: looked at again when a folder's changes."""
         self._new: dict[str, JobStorage] = {}
         """New job folders read but not applied yet (the session was busy), by path."""
+        self._checked: set[int] = set()
+        """Jobs opened unchecked whose trials' stamps were all compared since."""
+        self._keep: dict[int, tuple[int | None, list[str]]] = {}
+        """Jobs checked with changes, with the listing the check used: their summaries are kept again
+        once the session has taken the changes."""
 
     @property
     def jobs(self) -> list[tuple[int, JobStorage]]:
@@ -142,10 +150,11 @@ class Follower:
         self._job_stamps[index] = result_stamp
         change = JobChange(results=results, finished=finished)
         known = {s.name: s for s in storage.entries}
+        base = os.fspath(job)
         for name in self._candidates(index, storage, known, finished != storage.job_finished, sweep):
             summary = known.get(name)
-            now = stamp(job / name)
-            if summary is not None and now == summary.stamp and finished == summary.job_finished:
+            now = stamp(f"{base}/{name}")  # a string, not a Path: the first look stamps every trial
+            if summary is not None and now == summary.stamp and not summary.stale_start(finished):
                 self._read.pop((index, name), None)
                 continue
             if summary is None and not now and not finished:
@@ -161,6 +170,7 @@ class Follower:
             change.summaries[name] = fresh
             change.texts[name] = reading[2]
         if not change.summaries and (results, finished) == (storage.results, storage.job_finished):
+            self._keep.pop(index, None)  # the kept summaries are still true
             return None
         return change
 
@@ -176,9 +186,14 @@ class Follower:
             self._listings[index] = listing
             self._names[index] = trial_names(storage.job_source)
         names = self._names.get(index, [])
+        pending = [name for (i, name) in self._read if i == index]  # read, not taken yet: looked at again
+        if not storage.checked and index not in self._checked:
+            self._checked.add(index)
+            self._keep[index] = (listing[0][2] if listing else None, names)
+            return names
         if job_done:
             return names
-        out = [name for name in names if name not in known]
+        out = [name for name in names if name not in known] + pending
         out += [s.name for s in storage.entries if s.outcome in (RUNNING, ERROR)]
         if sweep:
             base = os.fspath(job)
@@ -194,6 +209,11 @@ class Follower:
         for index, change in changes.jobs.items():
             for name in change.summaries:
                 self._read.pop((index, name), None)
+            storage = self.datasets[index]
+            if index in self._keep and isinstance(storage, JobStorage):
+                listed, names = self._keep.pop(index)
+                entries = {s.name: s for s in storage.entries}
+                store(storage.job, entries, listed, [name for name in names if name in entries])
         for storage in changes.new:
             self._new.pop(storage.job_source.dataset_id, None)
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import itertools
-import math
 import shutil
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 import pyarrow as pa
 
 from ...trace.model import StepMetrics
@@ -28,8 +28,8 @@ from ...trace.outcome import ERROR
 from ..dataset import Piece, Storage
 from ..lru import LRU
 from ..sources import ResolvedSource
-from ..trials import LABEL_COLUMNS, Trials
-from ..usage import FIELDS
+from ..trials import Trials
+from .columns import LABELS, Columns, encode
 from .rows import TrialRows, exported_rows
 from .summaries import job_folder
 from .trial import TrialSummary, TrialText, summarize
@@ -55,6 +55,7 @@ class _Layout:
     """The rows of the trials, as one immutable value (readers take it once per call)."""
 
     first_row: np.ndarray  # int64, per trial position + 1: its rows are first_row[p]:first_row[p+1]
+    mains: np.ndarray  # int64 per trial position: its episode rows (the first of its rows; then sub-agents)
     trial_of: np.ndarray  # int64 per row: the trial position
     local: np.ndarray  # int64 per row: the row within the trial (episodes, then sub-agents)
 
@@ -63,17 +64,43 @@ class JobStorage(Storage):
     local = True
 
     def __init__(
-        self, source: JobSource, summaries: list[TrialSummary], job_results: dict[str, str], job_finished: bool
+        self,
+        source: JobSource,
+        summaries: list[TrialSummary] | Callable[[], list[TrialSummary]],
+        job_results: dict[str, str],
+        job_finished: bool,
+        columns: Columns | None = None,
+        checked: bool = True,
     ) -> None:
+        """`summaries`: the trials' summaries by position, or how to read them on first use (a reopen on
+        the kept `columns`, which then say all that opening needs)."""
         self.source = source
+        self.checked = checked
+        """Whether the trials' stamps were compared with their files when the job was opened: if not (a
+        reopen on the kept summaries alone), the follower's first look compares them all."""
         self.job = Path(source.dataset_id)
         self.folder = job_folder(self.job)
         self.files: list[str] = []
-        self.entries = list(summaries)
+        self._entries = None if callable(summaries) else list(summaries)
+        self._read_entries = summaries if callable(summaries) else None
+        self._entries_lock = threading.Lock()
         self.results = job_results
         self.job_finished = job_finished
         self._texts: LRU[str, TrialText] = LRU(TEXTS)
+        self.columns = columns if columns is not None else Columns.of(self.entries)
         self._relayout()
+
+    @property
+    def entries(self) -> list[TrialSummary]:
+        """The trials' summaries, by position (the follower's thread may be the first to ask)."""
+        entries = self._entries
+        if entries is None:
+            with self._entries_lock:
+                if self._entries is None and self._read_entries is not None:
+                    self._entries = self._read_entries()
+                entries = self._entries
+        assert entries is not None
+        return entries
 
     @property
     def job_source(self) -> JobSource:
@@ -82,28 +109,26 @@ class JobStorage(Storage):
 
     # --- layout ------------------------------------------------------------------------------------
     def _relayout(self) -> None:
-        mains = np.array([len(s.rows) for s in self.entries], dtype=np.int64)
-        counts = mains + np.array([len(s.subs) for s in self.entries], dtype=np.int64)
+        columns = self.columns
+        mains = columns.mains
+        counts = mains + columns.subs
         first_row = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        trial_of = np.repeat(np.arange(len(self.entries), dtype=np.int64), counts)
+        trial_of = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
         local = np.arange(len(trial_of), dtype=np.int64) - first_row[trial_of]
         episode = np.where(local < mains[trial_of], local, 0).astype(np.int32)
-        messages = np.fromiter(
-            itertools.chain.from_iterable(itertools.chain(s.rows, (n for _, n in s.subs)) for s in self.entries),
-            dtype=np.int32,
-            count=len(trial_of),
+        self.meta = pa.Table.from_arrays(
+            [_int32(episode), _int32(columns.row_messages)], names=["episode_num", "n_messages"]
         )
-        self.meta = pa.Table.from_arrays([_int32(episode), _int32(messages)], names=["episode_num", "n_messages"])
         self.num_rows = len(trial_of)
-        self._layout = _Layout(first_row, trial_of, local)
+        self._layout = _Layout(first_row, mains, trial_of, local)
         self.__dict__.pop("message_counts", None)  # the cached property reads the new meta
 
     @property
     def index_folder(self) -> Path:
         """Indexes of this reading of the job (verifier, findings): a folder per content, since the
         trials change while the job runs."""
-        identity = [(s.name, s.stamp) for s in self.entries], sorted(self.results.items())
-        key = hashlib.sha256(repr(identity).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        identity = [self.columns.key, sorted(self.results.items())]
+        key = hashlib.sha256(orjson.dumps(identity)).hexdigest()[:16]
         folder = self.folder / f"index-{key}"
         with contextlib.suppress(OSError):  # a cache that cannot be written: the indexes are not kept
             folder.mkdir(parents=True, exist_ok=True)
@@ -124,61 +149,55 @@ class JobStorage(Storage):
         return self.results.get(str(summary.labels.get("trial_name")), summary.result)
 
     def group(self) -> Trials:
-        """The trials, one per trial folder, in position order."""
-        values: dict[str, list[str | None]] = {c: [] for c in LABEL_COLUMNS}
-        for s in self.entries:
-            for column in LABEL_COLUMNS:
-                if column == "result":
-                    values[column].append(self.result_of(s))
-                elif column == "trace_source":
-                    values[column].append("main" if s.rows else (s.subs[0][0] if s.subs else None))
-                else:
-                    values[column].append(s.labels.get(column))
-        labels: dict[str, list[str | None]] = {}
-        codes: dict[str, np.ndarray] = {}
-        for column, column_values in values.items():
-            known: dict[str, int] = {}
-            codes[column] = np.array(
-                [-1 if v is None else known.setdefault(v, len(known)) for v in column_values], dtype=np.int32
-            )
-            labels[column] = list(known)
-        sources = labels["trace_source"]
-        for s in self.entries:
-            for source, _ in s.subs:
-                if source not in sources:
-                    sources.append(source)
-        first = self._layout.first_row
-        main_counts = np.array([len(s.rows) for s in self.entries], dtype=np.int64)
-        sub_counts = np.array([len(s.subs) for s in self.entries], dtype=np.int64)
-        starts = first[:-1]
-        main_rows = np.concatenate([np.arange(a, a + n) for a, n in zip(starts, main_counts)] or [np.zeros(0)])
-        sub_rows = np.concatenate(
-            [np.arange(a + m, a + m + n) for a, m, n in zip(starts, main_counts, sub_counts)] or [np.zeros(0)]
+        """The trials, one per trial folder, in position order, from the columns (a reopen builds them for
+        every trial)."""
+        columns, layout = self.columns, self._layout
+        count = len(columns.names)
+        labels: dict[str, list[str | None]] = {c: list(columns.labels[c]) for c in LABELS}
+        codes = {c: columns.codes[c] for c in LABELS}
+        own = columns.label_values("result")  # the exporter's `result`: the job's result.json first
+        if self.results:
+            names = columns.label_values("trial_name")
+            own = [self.results.get(str(name), mine) for name, mine in zip(names, own)]
+        labels["result"], codes["result"] = encode([v if done else None for v, done in zip(own, columns.finished)])
+        sub_names = columns.label_values("sub_source")
+        firsts = np.concatenate([[0], np.cumsum(columns.subs)])[:-1].tolist()
+        labels["trace_source"], codes["trace_source"] = encode(
+            [
+                "main" if episodes else (sub_names[first] if subagents else None)
+                for episodes, subagents, first in zip(columns.mains.tolist(), columns.subs.tolist(), firsts)
+            ]
         )
+        sources = labels["trace_source"]
+        for source in columns.labels["sub_source"]:
+            if source not in sources:
+                sources.append(source)
+        remap = np.array([sources.index(source) for source in columns.labels["sub_source"]] + [-1], dtype=np.int32)
+        is_main = layout.local < layout.mains[layout.trial_of]
         return Trials(
-            dataset=np.zeros(len(self.entries), dtype=np.int16),
+            dataset=np.zeros(count, dtype=np.int16),
             labels=labels,
             codes=codes,
-            outcome=np.array([s.outcome for s in self.entries], dtype=np.int8),
+            outcome=columns.outcome,
             reward=np.zeros(0),
-            episodes=main_counts.astype(np.int32),
-            messages=np.array([s.messages for s in self.entries], dtype=np.int32),
-            size=np.array([s.size for s in self.entries], dtype=np.int64),
-            restarts=np.array([s.restarts for s in self.entries], dtype=np.int16),
-            date=[str(s.labels.get("date") or "") for s in self.entries],
-            main_offsets=np.concatenate([[0], np.cumsum(main_counts)]).astype(np.int64),
-            main_rows=main_rows.astype(np.int64),
-            main_episodes=np.concatenate([np.arange(n) for n in main_counts] or [np.zeros(0)]).astype(np.int32),
-            sub_offsets=np.concatenate([[0], np.cumsum(sub_counts)]).astype(np.int64),
-            sub_rows=sub_rows.astype(np.int64),
-            sub_sources=np.array([sources.index(source) for s in self.entries for source, _ in s.subs], dtype=np.int32),
+            episodes=columns.mains.astype(np.int32),
+            messages=columns.messages,
+            size=columns.size,
+            restarts=columns.restarts,
+            date=list(columns.date),
+            main_offsets=np.concatenate([[0], np.cumsum(columns.mains)]).astype(np.int64),
+            main_rows=np.flatnonzero(is_main).astype(np.int64),
+            main_episodes=layout.local[is_main].astype(np.int32),
+            sub_offsets=np.concatenate([[0], np.cumsum(columns.subs)]).astype(np.int64),
+            sub_rows=np.flatnonzero(~is_main).astype(np.int64),
+            sub_sources=remap[columns.codes["sub_source"]],
         )
 
     def usage(self) -> dict[str, np.ndarray]:
-        return {f: np.array([s.usage.get(f, math.nan) for s in self.entries], dtype=np.float64) for f in FIELDS}
+        return dict(self.columns.usage)
 
     def problems(self) -> list[str | None]:
-        return [s.problem for s in self.entries]
+        return list(self.columns.problems)
 
     def trial_folder(self, position: int) -> Path:
         return self.job / self.entries[position].name
@@ -189,16 +208,17 @@ class JobStorage(Storage):
     # --- text --------------------------------------------------------------------------------------
     def text(self, position: int) -> TrialText:
         """The trial's text: read from its files (kept for the last few trials), the last good reading
-        while harbor rewrites a file."""
-        summary = self.entries[position]
-        kept = self._texts.get(summary.name)
+        while harbor rewrites a file. From the columns, not `entries`: the first frame shows a trial, and
+        a reopen reads the summaries only after it."""
+        name, outcome = self.columns.names[position], int(self.columns.outcome[position])
+        kept = self._texts.get(name)
         if kept is not None:
             return kept
-        folder = self.job / summary.name
+        folder = self.job / name
         for attempt in range(RETRIES):
             fresh, text = summarize(folder, self.job_finished)
-            if fresh.outcome != ERROR or summary.outcome == ERROR:
-                self._texts.put(summary.name, text)
+            if fresh.outcome != ERROR or outcome == ERROR:
+                self._texts.put(name, text)
                 break
             time.sleep(0.05 * (attempt + 1))  # harbor is rewriting a file: not kept, read again next time
         return text
@@ -212,10 +232,10 @@ class JobStorage(Storage):
         """(role, content) of messages [start, stop) of a row, as many as its metadata says it has."""
         position, rows, local = self._rows_of(row)
         count = self.message_count(row)
-        summary = self.entries[position]
+        episodes = int(self.columns.mains[position])
         stop = count if stop is None else min(stop, count)
-        if local >= len(summary.rows):  # a sub-agent row: the text may have fewer after a rewrite
-            local = len(rows.main) + (local - len(summary.rows))
+        if local >= episodes:  # a sub-agent row: the text may have fewer after a rewrite
+            local = len(rows.main) + (local - episodes)
         if local >= rows.count:
             return []
         return rows.messages(local, start, stop)
@@ -299,16 +319,17 @@ class JobStorage(Storage):
             }
             changed += sorted(names - set(changed))
             self.results, self.job_finished = results, finished
+        self.columns = Columns.of(self.entries)
         self._relayout()
         return sorted(set(changed))
 
     def recipe(self) -> tuple[Callable[..., Storage], tuple[Any, ...]]:
-        return _restore, (self.source, [s.to_json() for s in self.entries], self.results, self.job_finished)
+        return _restore, (self.source, [s.to_row() for s in self.entries], self.results, self.job_finished)
 
 
-def _restore(source: JobSource, entries: list[dict[str, Any]], results: dict[str, str], finished: bool) -> JobStorage:
+def _restore(source: JobSource, entries: list[list[Any]], results: dict[str, str], finished: bool) -> JobStorage:
     """A JobStorage as another process had it (the findings workers reopen the session)."""
-    return JobStorage(source, [TrialSummary.from_json(e) for e in entries], results, finished)
+    return JobStorage(source, [TrialSummary.from_row(e) for e in entries], results, finished)
 
 
 def _int32(values: np.ndarray) -> pa.Array:

@@ -1,11 +1,13 @@
 """Every trial of a job folder summarized, read back from the tracetui cache when its files have not
-changed (same names, sizes and mtimes): a reopen stats the trial folders and parses no trajectory.
+changed (same names, sizes and mtimes): a reopen parses no trajectory.
 
 The cache is `$TRACETUI_CACHE_DIR/jobs/<key of the job folder's path>/summaries-v<N>.json` (with the job
-folder's path in it, for `tracetui cache`). It is written whole (to a temporary file renamed into place)
-when a summary changed; a cache that cannot be written only means reading the trials again next time.
-Nothing is ever written into the job folder.
-"""
+folder's path in it, for `tracetui cache`), and beside it `columns-v<N>.bin`: the trials as last listed,
+in columns (`columns.Columns`), with the job folder's mtime then. While that mtime stays, no trial
+folder came or went, and a reopen opens on those columns alone (`reopen`): no trial is stamped, no
+summary parsed before the first frame; the follower stamps them after it (`follow`). Both are written
+whole (to a temporary file renamed into place); a cache that cannot be written, or read back (damaged,
+or of another version), only means reading the trials again. Nothing is ever written into the job folder."""
 
 from __future__ import annotations
 
@@ -13,11 +15,13 @@ import hashlib
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import orjson
 
 from ...paths import cache_dir, write_atomically
 from ..cache_folders import JOB_SUMMARIES
+from .columns import Columns
 from .files import stamp
 from .trial import SUMMARY_VERSION, TrialSummary, summarize
 
@@ -49,53 +53,95 @@ def kept(job: Path) -> bool:
         return False
 
 
-def load(job: Path) -> dict[str, TrialSummary]:
+def listing_time(job: Path) -> int | None:
+    """The job folder's mtime (it changes when a trial folder comes or goes), None if it cannot be read."""
     try:
-        stored = orjson.loads(_path(job).read_bytes())
-        return {name: TrialSummary.from_json(data) for name, data in stored["trials"].items()}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return os.stat(job).st_mtime_ns
+    except OSError:
+        return None
+
+
+def columns_file(folder: Path) -> Path:
+    """The columns of the job's trials as last listed, beside its summaries file."""
+    return folder / f"columns-v{SUMMARY_VERSION}.bin"
+
+
+def load(job: Path) -> dict[str, TrialSummary]:
+    """The kept summaries; none when the file is absent, damaged or of another layout (read again)."""
+    try:
+        return _rows(orjson.loads(_path(job).read_bytes())["trials"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
         return {}
 
 
-def store(job: Path, summaries: dict[str, TrialSummary]) -> None:
-    """Best effort: a cache that cannot be written is read again next time."""
+def _rows(rows: list[list[Any]]) -> dict[str, TrialSummary]:
+    return {row[0]: TrialSummary.from_row(row) for row in rows}
+
+
+def store(job: Path, summaries: dict[str, TrialSummary], listed: int | None, names: list[str] | None) -> None:
+    """Best effort: a cache that cannot be written is read again next time. With the trial folders
+    `names` as listed when the job folder's mtime was `listed`, their columns too (`reopen`)."""
     path = _path(job)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(
-            path, orjson.dumps({"job": str(job), "trials": {name: s.to_json() for name, s in summaries.items()}})
-        )
-    except OSError:
+        write_atomically(path, orjson.dumps({"job": str(job), "trials": [s.to_row() for s in summaries.values()]}))
+        if listed is not None and names is not None:
+            trials = [summaries[name] for name in names]
+            rows = orjson.dumps([s.to_row() for s in trials])  # read on first use: `reopen`
+            write_atomically(
+                columns_file(path.parent),
+                lambda temporary: Columns.of(trials).save(temporary, {"listed": listed}, rows),
+            )
+    except (OSError, orjson.JSONEncodeError):  # JSONEncodeError: a name that is not UTF-8
         pass
+
+
+def reopen(job: Path) -> tuple[Columns, Callable[[], list[TrialSummary]]] | None:
+    """When no trial folder came or went since the kept columns were written (the job folder's mtime is
+    the one they were listed at): the columns, and how to read the summaries they were made of (on
+    first use). Their stamps are not checked here (`follow` does, after the first frame). None when
+    there are none to use (absent, damaged, of another layout, or a trial folder came or went)."""
+    try:
+        columns, extra, rows = Columns.load(columns_file(job_folder(job)))
+        listed = extra["listed"]
+    except Exception:  # whatever a cut-short or overwritten file makes its reader raise: worked out again
+        return None
+    if not isinstance(listed, int) or listed != listing_time(job):
+        return None
+
+    def read() -> list[TrialSummary]:
+        kept = _rows(orjson.loads(rows))
+        return [kept[name] for name in columns.names]
+
+    return columns, read
 
 
 def summaries(
     job: Path,
     names: list[str],
     job_finished: bool,
+    listed: int | None,
     progress: Progress | None = None,
 ) -> dict[str, TrialSummary]:
     """The summaries of the trials `names` of `job`, in that order: stored ones whose files have not
-    changed, the rest read (with progress)."""
+    changed, the rest read (with progress). `listed`: the job folder's mtime when `names` were listed,
+    None when they are not all its trials (then the other trials' kept summaries stay kept)."""
     known = load(job)
     out: dict[str, TrialSummary] = {}
     changed = False
     base = os.fspath(job)
     for number, name in enumerate(names):
         cached = known.get(name)
-        if cached is not None and cached.stamp == stamp(f"{base}/{name}") and not _stale_start(cached, job_finished):
+        if cached is not None and cached.stamp == stamp(f"{base}/{name}") and not cached.stale_start(job_finished):
             out[name] = cached  # the path as a string: a reopen does this for every trial
             continue
         out[name] = summarize(job / name, job_finished)[0]
         changed = True
         if progress is not None:
             progress((number + 1) / max(1, len(names)), f"{job.name}: read {number + 1:,}/{len(names):,} trials")
-    if changed or set(known) != set(out):
-        store(job, {**known, **out})
+    whole = listed is not None
+    if whole:
+        store(job, out, listed, names)  # its columns too, for the next reopen
+    elif changed or set(known) != set(out):
+        store(job, {**known, **out}, None, None)
     return out
-
-
-def _stale_start(summary: TrialSummary, job_finished: bool) -> bool:
-    """A trial without a trajectory or a result is running while its job runs, an error once it is
-    done: its summary depends on the job's result.json too."""
-    return not summary.finished and not summary.rows and summary.job_finished != job_finished

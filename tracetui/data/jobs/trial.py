@@ -17,7 +17,7 @@ from __future__ import annotations
 import fnmatch
 import math
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +32,9 @@ from .rows import TrialRows
 
 MAIN = "trajectory.json"
 VERIFIER_LOGS = ("test-stdout.txt", "test-stderr.txt")
-SUMMARY_VERSION = 1
-"""Bump when what `summarize` computes changes: stored summaries of another version are read again."""
+SUMMARY_VERSION = 2
+"""Bump when what `summarize` computes, or how a summary is stored, changes: stored summaries of another
+version are read again."""
 
 
 @dataclass(slots=True)
@@ -77,16 +78,25 @@ class TrialSummary:
     restarts: int
     usage: dict[str, float]
 
-    def to_json(self) -> dict[str, Any]:
-        return {key: (None if isinstance(v, float) and math.isnan(v) else v) for key, v in asdict(self).items()} | {
-            "usage": {k: (None if math.isnan(v) else v) for k, v in self.usage.items()}
-        }
+    def to_row(self) -> list[Any]:
+        """The summary as stored: its fields in order (a list parses faster than an object), its usage
+        without the fields it has no value for."""
+        row = [getattr(self, f.name) for f in fields(self)]
+        row[-1] = {k: v for k, v in self.usage.items() if not math.isnan(v)}
+        return row
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> TrialSummary:
-        data = dict(data)
-        data["usage"] = {k: math.nan if v is None else float(v) for k, v in data["usage"].items()}
-        return cls(**data)
+    def from_row(cls, row: list[Any]) -> TrialSummary:
+        """What `to_row` gave (TypeError for anything else)."""
+        summary = cls(*row)
+        if not isinstance(summary.usage, dict) or not isinstance(summary.labels, dict):
+            raise TypeError("not a stored summary")
+        return summary
+
+    def stale_start(self, job_finished: bool) -> bool:
+        """A trial without a trajectory or a result is running while its job runs, an error once it is
+        done: its summary depends on the job's result.json too."""
+        return not self.finished and not self.rows and self.job_finished != job_finished
 
 
 def summarize(folder: Path, job_finished: bool) -> tuple[TrialSummary, TrialText]:
