@@ -15,6 +15,7 @@ from __future__ import annotations
 import http.client
 import mmap
 import ssl
+import statistics
 import threading
 import time
 import urllib.request
@@ -35,11 +36,13 @@ T = TypeVar("T")
 
 READ_TIMEOUT = 5.0
 """A range read gives up after this long without a byte (once more after a short pause)."""
-FOOTER_READ = 64 << 10
-"""The first read of a file's tail; a larger footer costs a second request. Once footers are in, the
-later files' tails are read at a size they suggest (`TAIL_MARGIN`)."""
+FOOTER_READ = 32 << 10
+"""The first read of a file's tail; a larger footer costs a second request (a round trip more for that
+file: a 64 KB read cost 0.9% of a 4,000-row dataset's bytes in the row groups' text it brought along).
+Once footers are in, the later files' tails are read at the size they suggest (`TAIL_MARGIN`)."""
 TAIL_MARGIN = 1.25
-"""A later file's tail read: the largest footer seen times this (footers of one dataset are alike)."""
+"""A later file's tail read: the median footer seen times this (footers of one dataset are alike; a
+longer one costs a second request)."""
 PART_BYTES = 4 << 20
 """Long ranges are fetched as parts of this size on parallel connections."""
 COALESCE_BYTES = 8 << 10
@@ -376,11 +379,11 @@ def read_columns(
         tails: dict[int, Future[tuple[bytes, bytes]]] = {}
         done: dict[int, Future[T]] = {}
         footers: dict[int, pq.FileMetaData] = {}
-        largest = 0  # the longest footer seen so far
+        lengths: list[int] = []  # of the footers seen so far
         planned = 0  # files whose column chunks are asked for
 
         def start(number: int) -> None:
-            read = FOOTER_READ if not largest else min(FOOTER_READ, int(largest * TAIL_MARGIN) + 8)
+            read = int(statistics.median(lengths) * TAIL_MARGIN) + 8 if lengths else FOOTER_READ
             tails[number] = pool.submit(footer_bytes, files[number], read)
 
         def decoded(number: int, tail: bytes, spans: list[tuple[int, Future[bytes]]], plan: Plan) -> T:
@@ -392,7 +395,7 @@ def read_columns(
         for number in range(len(files)):
             for later in range(planned, min(number + ahead, len(files))):
                 footer, tail = tails[later].result()
-                largest = max(largest, len(footer))
+                lengths.append(len(footer))
                 if later + ahead < len(files):
                     start(later + ahead)
                 parsed = footers[later] = pq.read_metadata(pa.BufferReader(footer))
