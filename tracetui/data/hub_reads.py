@@ -388,7 +388,9 @@ def read_columns(
 
         def decoded(number: int, tail: bytes, spans: list[tuple[int, Future[bytes]]], plan: Plan) -> T:
             footer = footers[number]
-            return finish(number, footer, decode(files[number], tail, spans, footer, plan))
+            made = finish(number, footer, decode(files[number], tail, spans, footer, plan))
+            pa.default_memory_pool().release_unused()  # this thread's freed pages: else kept for reuse
+            return made
 
         for number in range(min(ahead, len(files))):
             start(number)

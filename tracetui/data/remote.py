@@ -318,6 +318,8 @@ def _read_metadata(hub: HubFiles, folder: Path, progress: Progress | None) -> li
         raise SourceError(f"{hub.repo_id}: the dataset has 0 rows")
     manifest = {"rows": rows, "files": list(hub.paths), "groups": groups, "layout": asdict(layouts[0])}
     write_meta(folder / "meta.arrow", batches, manifest)
+    del batches
+    pa.default_memory_pool().release_unused()
     return [*names, "meta.arrow"]
 
 
