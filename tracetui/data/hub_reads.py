@@ -12,6 +12,7 @@ only when a source is read from the hub.
 
 from __future__ import annotations
 
+import functools
 import http.client
 import mmap
 import ssl
@@ -98,13 +99,18 @@ def _hub_headers() -> dict[str, str]:
 def _get(url: str, headers: dict[str, str]) -> bytes:
     """The body of a GET, redirects followed: on kept-alive connections of our own (`CONNECTIONS`), or
     through huggingface_hub's session when a proxy is set (it knows proxies)."""
-    if not any(key in urllib.request.getproxies_environment() for key in ("http", "https", "all")):
+    if not _proxied():
         return CONNECTIONS.get(url, headers)
     from huggingface_hub.utils import get_session, hf_raise_for_status
 
     response = get_session().get(url, headers=headers, timeout=READ_TIMEOUT)
     hf_raise_for_status(response)
     return response.content
+
+
+@functools.cache
+def _proxied() -> bool:
+    return any(key in urllib.request.getproxies_environment() for key in ("http", "https", "all"))
 
 
 class HTTPStatus(Exception):

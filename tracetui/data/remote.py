@@ -2,7 +2,8 @@
 
 Opening reads each parquet file's footer and, with range requests, only the short columns (model, task,
 result, trial name, …) and the message roles, whose list lengths give each row's message count: a few
-percent of the bytes, enough for the trial list, facets and stats. A trial's conversations and verifier
+percent of the bytes, enough for the trial list, facets and stats. A short column's chunk whose
+statistics show one value in every row is not read at all (`hub_reads.plan`). A trial's conversations and verifier
 log are the row groups that hold its rows, fetched when it is shown (`load`, off the UI thread),
 normalized as the conversion would, and kept in the bounded on-disk `GroupCache`. The metadata and
 footers are kept as well, so reopening in remote mode reads nothing before the first screen.
