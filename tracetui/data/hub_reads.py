@@ -276,7 +276,10 @@ def constant(chunk: pq.ColumnChunkMetaData, rows: int) -> str | None:
         or stats.num_values != rows
     ):
         return None
-    low, high = stats.min, stats.max
+    try:
+        low, high = stats.min, stats.max
+    except UnicodeDecodeError:  # not UTF-8: read it, and `valid_utf8` marks it as the conversion does
+        return None
     return low if isinstance(low, str) and low == high else None
 
 
