@@ -331,7 +331,8 @@ def test_the_first_conversation_reads_only_its_own_row_groups(big, serve):
 
 def test_a_far_hub_waits_for_few_round_trips_before_the_first_conversation(demo, serve):
     """Every request waits 0.2 s: the card beside the listing, the split found in that listing, every
-    footer and then every column chunk in flight together, then the first trial's row groups."""
+    footer (the rest of one longer than the first read: the demo's first shard has a 54 KB footer) and
+    then every column chunk in flight together, then the first trial's row groups."""
     hub = serve({REPO: demo})
     hub.delay = 0.2
     session = remote_session()
