@@ -331,7 +331,8 @@ def test_the_first_conversation_reads_only_its_own_row_groups(big, serve):
 
 def test_a_far_hub_waits_for_few_round_trips_before_the_first_conversation(demo, serve):
     """Every request waits 0.2 s: the card beside the listing, the split found in that listing, every
-    footer and then every column chunk in flight together, then the first trial's row groups."""
+    footer (the rest of one longer than the first read: the demo's first shard has a 54 KB footer) and
+    then every column chunk in flight together, then the first trial's row groups."""
     hub = serve({REPO: demo})
     hub.delay = 0.2
     session = remote_session()
@@ -349,3 +350,72 @@ def test_the_verifier_index_of_trials_without_a_log_fetches_no_row_group(demo, s
     assert any(local.verifier_output(t) is None for t in range(len(local)))
     assert build_verifier_index(remote).short == build_verifier_index(local).short
     assert not remote.datasets[0]._loaded  # every answer came from the streamed verifier column
+
+
+def test_chunks_that_statistics_show_constant_are_not_read(serve, tmp_path):
+    """A row group whose statistics say a column holds one value (min == max, no null) gets it from the
+    footer: its chunk is never asked for, and the table read is the file's own."""
+    import os
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tracetui.data.hub_reads import chunk_ranges, leaves_of, read_columns
+
+    rows = 50
+    table = pa.table(
+        {
+            "text": [os.urandom(1000).hex() for _ in range(3 * rows)],  # the row groups do not fit in one read
+            "agent": ["terminus-2"] * (2 * rows) + ["other" if i % 2 else "terminus-2" for i in range(rows)],
+            "task": [f"task-{i}" if i != 70 else None for i in range(3 * rows)],
+            "model": ["gpt"] * (3 * rows - 1) + [None],
+        }
+    )
+    (tmp_path / "data").mkdir()
+    pq.write_table(table, tmp_path / "data" / "train-00000-of-00001.parquet", row_group_size=rows)
+    hub = serve({REPO: tmp_path})
+    hub_files = prepare([SourceSpec(REPO)], progressive=True)[0].hub_files
+    assert hub_files is not None
+    hub.reset_counts()
+    [(_, _, footer, read)] = read_columns(hub_files, lambda n, f: ("agent", "task", "model"), 4, lambda n, f, t: t)
+    assert read.equals(table.select(["agent", "task", "model"]))
+    skipped = [
+        start
+        for index, column in ((0, "agent"), (1, "agent"), (0, "model"), (1, "model"))
+        for start, _ in chunk_ranges(footer.row_group(index), leaves_of(footer, [column]))
+    ]
+    asked = [tuple(int(x) for x in r.removeprefix("bytes=").split("-")) for m, p, r in hub.requests if r]
+    assert len(asked) > 1 and not any(first <= start <= last for first, last in asked for start in skipped)
+
+
+def test_range_reads_follow_a_redirect_to_another_host(big, serve):
+    """The hub sends LFS files from a CDN: a range read follows the redirect there."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from threading import Thread
+
+    from tracetui.data.hub_reads import Connections
+
+    hub = serve({REPO: big})
+    name = next(n for n in hub.repos[REPO].files if n.endswith(".parquet"))
+
+    class Redirect(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:
+            self.send_response(302)
+            self.send_header("Location", f"{hub.url}/datasets/{REPO}/resolve/main/{name}")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, format, *args) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
+    Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/{name}"
+        got = Connections().get(url, {"Range": "bytes=4-99", "Authorization": "Bearer not-for-the-cdn"})
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert got == hub.repos[REPO].files[name].read_bytes()[4:100]

@@ -1,21 +1,30 @@
 """Reading a hub repo's files over HTTP: parquet footers and only the column chunks asked for (a few
-percent of the bytes for the short columns), one row group at a time, on parallel connections.
+percent of the bytes for the short columns), on parallel connections.
 
 Range reads retry once, briefly, so a hub that goes away mid-session is reported at once rather than
 after huggingface_hub's retry back-off. A far hub costs its latency once per round of requests, not per
-request: the footers of every file are asked for at once and the column chunks of each file as soon as
-its footer is in, on up to READERS connections (`threads`: daemon threads). Imported only when a source
-is read from the hub.
+request: the footers of the first files are asked for at once and the column chunks of each file as soon
+as its footer is in, on up to READERS connections (`threads`: daemon threads). The bytes of a file that
+came in are laid at their offsets in a sparse image of it (an anonymous mapping: only those pages exist),
+which pyarrow decodes on DECODERS threads without the GIL, while the next files are fetched. Imported
+only when a source is read from the hub.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
+import functools
+import http.client
+import mmap
+import ssl
+import statistics
+import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TypeVar
+from urllib.parse import urljoin, urlsplit
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -24,13 +33,17 @@ from .errors import SourceError, Unreachable, first_line
 from .sources import HubFiles
 from .threads import DaemonPool
 
-if TYPE_CHECKING:
-    from typing_extensions import Buffer
+T = TypeVar("T")
 
 READ_TIMEOUT = 5.0
 """A range read gives up after this long without a byte (once more after a short pause)."""
-FOOTER_READ = 64 << 10
-"""The first read of a file's tail; a larger footer costs a second request."""
+FOOTER_READ = 32 << 10
+"""The first read of a file's tail; a larger footer costs a second request (a round trip more for that
+file: a 64 KB read cost 0.9% of a 4,000-row dataset's bytes in the row groups' text it brought along).
+Once footers are in, the later files' tails are read at the size they suggest (`TAIL_MARGIN`)."""
+TAIL_MARGIN = 1.25
+"""A later file's tail read: the median footer seen times this (footers of one dataset are alike; a
+longer one costs a second request)."""
 PART_BYTES = 4 << 20
 """Long ranges are fetched as parts of this size on parallel connections."""
 COALESCE_BYTES = 8 << 10
@@ -39,31 +52,153 @@ column between two short ones) costs less than another request; a row group's te
 READERS = 64
 """Requests in flight at once: the short columns of a 4,000-row dataset (a range per row group) in one
 round trip; a far hub's latency, not its bandwidth, is what a few hundred small reads wait for."""
+DECODERS = 2
+"""Files decoded at once (pyarrow releases the GIL), beside the reads of the next ones."""
 
 
 def get_range(url: str, start: int, end: int) -> bytes:
     """Bytes [start, end) of `url`; raises Unreachable after one quick retry."""
-    from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+    from huggingface_hub import constants
 
-    headers = {**build_hf_headers(), "Range": f"bytes={start}-{end - 1}"}
+    if constants.is_offline_mode():
+        raise Unreachable(f"cannot reach {url}: offline mode is enabled (HF_HUB_OFFLINE)")
+    headers = {**_hub_headers(), "Range": f"bytes={start}-{end - 1}"}
     attempts = 2
     for attempt in range(1, attempts + 1):
         try:
-            response = get_session().get(url, headers=headers, timeout=READ_TIMEOUT)
-            hf_raise_for_status(response)
-            data = response.content
+            data = _get(url, headers)
             if len(data) == end - start:
                 return data
             failure = f"expected {end - start} bytes, got {len(data)}"
         except Exception as exc:
-            status = getattr(getattr(exc, "response", None), "status_code", None) or 500
-            if status < 500:
+            status = getattr(exc, "status", None) or getattr(getattr(exc, "response", None), "status_code", None)
+            if (status or 500) < 500:
                 attempt = attempts  # the hub answered no: asking again will not help
             failure = first_line(exc)
         if attempt == attempts:
             raise Unreachable(failure)
         time.sleep(0.5)
     raise AssertionError("not reached")
+
+
+_HEADERS: tuple[float, dict[str, str]] = (float("-inf"), {})
+HEADERS_FOR = 10.0
+"""Seconds the hub headers (token, user agent) are reused: building them reads the token file."""
+
+
+def _hub_headers() -> dict[str, str]:
+    global _HEADERS
+    made, headers = _HEADERS
+    if time.monotonic() - made > HEADERS_FOR:
+        from huggingface_hub.utils import build_hf_headers
+
+        _HEADERS = made, headers = time.monotonic(), build_hf_headers()
+    return headers
+
+
+def _get(url: str, headers: dict[str, str]) -> bytes:
+    """The body of a GET, redirects followed: on kept-alive connections of our own (`CONNECTIONS`), or
+    through huggingface_hub's session when a proxy is set (it knows proxies)."""
+    if not _proxied():
+        return CONNECTIONS.get(url, headers)
+    from huggingface_hub.utils import get_session, hf_raise_for_status
+
+    response = get_session().get(url, headers=headers, timeout=READ_TIMEOUT)
+    hf_raise_for_status(response)
+    return response.content
+
+
+@functools.cache
+def _proxied() -> bool:
+    return any(key in urllib.request.getproxies_environment() for key in ("http", "https", "all"))
+
+
+class HTTPStatus(Exception):
+    """The hub answered a range read with this status."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class Connections:
+    """Kept-alive HTTP/1.1 connections by origin, shared by the reader threads. A range read costs
+    ~0.15 ms of CPU here; httpx's pool (one lock that 64 threads queue on) spent 0.5-2 ms on each, and a
+    400,000-row dataset's first screen is some 5,000 of them."""
+
+    REDIRECTS = 5
+
+    def __init__(self) -> None:
+        self._idle: dict[tuple[str, str, int | None], list[http.client.HTTPConnection]] = {}
+        self._lock = threading.Lock()
+        self._tls: ssl.SSLContext | None = None
+
+    def get(self, url: str, headers: dict[str, str]) -> bytes:
+        for _ in range(self.REDIRECTS + 1):
+            parts = urlsplit(url)
+            origin = (parts.scheme, parts.hostname or "", parts.port)
+            status, location, body = self._request(
+                origin, parts.path + (f"?{parts.query}" if parts.query else ""), headers
+            )
+            if location is None:
+                if status >= 300:
+                    raise HTTPStatus(status, f"{status} from the hub for {url}")
+                return body
+            url = urljoin(url, location)
+            if urlsplit(url).netloc != parts.netloc:  # a CDN: the hub's token is not for it
+                headers = {k: v for k, v in headers.items() if k.lower() != "authorization"}
+        raise HTTPStatus(310, f"too many redirects from {url}")
+
+    def _request(
+        self, origin: tuple[str, str, int | None], path: str, headers: dict[str, str]
+    ) -> tuple[int, str | None, bytes]:
+        """(status, the redirect's location or None, body); a kept connection the server has closed
+        since is replaced at once."""
+        with self._lock:
+            idle = self._idle.setdefault(origin, [])
+            connection = idle.pop() if idle else None
+        reused = connection is not None
+        while True:
+            if connection is None:
+                connection = self._connect(origin)
+            try:
+                connection.request("GET", path, headers=headers)
+                response = connection.getresponse()
+                body = response.read()
+                break
+            except (http.client.RemoteDisconnected, ConnectionError):
+                connection.close()
+                if not reused:
+                    raise
+                connection, reused = None, False  # closed by the server while it was kept: a new one
+            except BaseException:
+                connection.close()
+                raise
+        if response.will_close:
+            connection.close()
+        else:
+            with self._lock:
+                idle = self._idle[origin]
+                if len(idle) < 2 * READERS:
+                    idle.append(connection)
+                    connection = None
+            if connection is not None:
+                connection.close()
+        redirect = response.status in (301, 302, 303, 307, 308)
+        return response.status, response.getheader("Location") if redirect else None, body
+
+    def _connect(self, origin: tuple[str, str, int | None]) -> http.client.HTTPConnection:
+        scheme, host, port = origin
+        if scheme == "http":
+            return http.client.HTTPConnection(host, port, timeout=READ_TIMEOUT)
+        if self._tls is None:
+            import httpx2
+
+            self._tls = httpx2.create_ssl_context()  # the certificates huggingface_hub's session trusts
+        return http.client.HTTPSConnection(host, port, timeout=READ_TIMEOUT, context=self._tls)
+
+
+CONNECTIONS = Connections()
 
 
 def get_file(url: str, timeout: float) -> tuple[str, bytes] | None:
@@ -78,103 +213,144 @@ def get_file(url: str, timeout: float) -> tuple[str, bytes] | None:
     return response.headers.get("X-Repo-Commit", ""), response.content
 
 
-class HubFile(io.RawIOBase):
-    """A file of a hub repo read with HTTP range requests, for pyarrow.
+@dataclass(frozen=True, slots=True)
+class HubFile:
+    """A file of a hub repo, read by byte ranges."""
 
-    `prefetch` fetches known ranges (parquet column chunks) in parallel and keeps them in memory; a read
-    they cover costs nothing, any other read is one request.
-    """
-
-    def __init__(self, url: str, size: int) -> None:
-        super().__init__()
-        self.url = url
-        self.size = size
-        self._position = 0
-        self._spans: list[tuple[int, bytes]] = []
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._position
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self.size}[whence]
-        self._position = max(0, base + offset)
-        return self._position
-
-    def read(self, size: int = -1) -> bytes:
-        end = self.size if size is None or size < 0 else min(self.size, self._position + size)
-        data = self.read_at(self._position, end) if end > self._position else b""
-        self._position = end
-        return data
-
-    def readinto(self, buffer: Buffer) -> int:
-        view = memoryview(buffer).cast("B")
-        data = self.read(len(view))
-        view[: len(data)] = data
-        return len(data)
-
-    def read_at(self, start: int, end: int) -> bytes:
-        for begin, data in self._spans:
-            if begin <= start and end <= begin + len(data):
-                return data[start - begin : end - begin]
-        return get_range(self.url, start, end)
-
-    def prefetch(self, ranges: list[tuple[int, int]]) -> None:
-        """Fetch [start, end) ranges in parallel and keep them (see `prefetch`)."""
-        prefetch([(self, ranges)])
-
-    def forget(self) -> None:
-        """Drop the prefetched bytes (the caller has decoded them)."""
-        self._spans.clear()
+    url: str
+    size: int
 
 
-def prefetch(
-    wanted: list[tuple[HubFile, list[tuple[int, int]]]],
-    done: Callable[[float], None] | None = None,
-    pool: DaemonPool | None = None,
-) -> None:
-    """Fetch byte ranges of several files at once: ranges closer than COALESCE_BYTES merged, longer than
-    PART_BYTES split, all parts in flight together (on `pool`, or a pool of READERS); `done(fraction)` as
-    parts arrive. Each file keeps its spans."""
-    spans: list[tuple[HubFile, int, int]] = []
-    for file, ranges in wanted:
-        merged: list[list[int]] = []
-        for start, end in sorted(ranges):
-            if merged and start - merged[-1][1] <= COALESCE_BYTES:
-                merged[-1][1] = max(merged[-1][1], end)
-            else:
-                merged.append([start, end])
-        spans.extend((file, start, end) for start, end in merged)
-    parts = [(file, s, min(s + PART_BYTES, end)) for file, start, end in spans for s in range(start, end, PART_BYTES)]
-    with DaemonPool(READERS, "tracetui-hub") if pool is None else contextlib.nullcontext(pool) as readers:
-        futures = [readers.submit(get_range, file.url, s, e) for file, s, e in parts]
-        fetched = {}
-        for count, (part, future) in enumerate(zip(parts, futures), 1):
-            fetched[part] = future.result()
-            if done is not None:
-                done(count / len(parts))
-    for file, start, end in spans:
-        pieces = [fetched[(file, s, min(s + PART_BYTES, end))] for s in range(start, end, PART_BYTES)]
-        file._spans.append((start, b"".join(pieces)))
+def fetch_spans(file: HubFile, ranges: Sequence[tuple[int, int]], pool: DaemonPool) -> list[tuple[int, Future[bytes]]]:
+    """Byte ranges of `file` requested on `pool`: ranges closer than COALESCE_BYTES merged, longer than
+    PART_BYTES split; (start, future bytes) of each part."""
+    merged: list[list[int]] = []
+    for start, end in sorted(ranges):
+        if merged and start - merged[-1][1] <= COALESCE_BYTES:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [
+        (s, pool.submit(get_range, file.url, s, min(s + PART_BYTES, end)))
+        for start, end in merged
+        for s in range(start, end, PART_BYTES)
+    ]
 
 
-def chunk_ranges(row_group: pq.RowGroupMetaData, names: Sequence[str]) -> list[tuple[int, int]]:
-    """Byte ranges of the column chunks of `names` (columns or leaves) in a row group."""
+def sparse_image(file: HubFile, spans: Sequence[tuple[int, bytes]]) -> pa.BufferReader:
+    """The file as pyarrow reads it, only `spans` ((offset, bytes)) filled in: decoding it never calls back
+    into Python (and so runs without the GIL); the pages not filled in take no memory."""
+    image = mmap.mmap(-1, max(1, file.size))
+    for start, data in spans:
+        image[start : start + len(data)] = data
+    return pa.BufferReader(pa.py_buffer(image))
+
+
+def chunk_ranges(row_group: pq.RowGroupMetaData, columns: Sequence[int]) -> list[tuple[int, int]]:
+    """Byte ranges of the column chunks `columns` (leaf numbers) of a row group."""
     ranges = []
-    for j in range(row_group.num_columns):
+    for j in columns:
         chunk = row_group.column(j)
-        path = chunk.path_in_schema
-        if any(path == name or path.startswith(name + ".") for name in names):
-            start = chunk.data_page_offset
-            if chunk.has_dictionary_page and chunk.dictionary_page_offset:
-                start = min(start, chunk.dictionary_page_offset)
-            ranges.append((start, start + chunk.total_compressed_size))
+        start = chunk.data_page_offset
+        if chunk.has_dictionary_page and chunk.dictionary_page_offset:
+            start = min(start, chunk.dictionary_page_offset)
+        ranges.append((start, start + chunk.total_compressed_size))
     return ranges
+
+
+def leaves_of(footer: pq.FileMetaData, names: Sequence[str]) -> list[int]:
+    """Leaf numbers of `names` (columns or leaves)."""
+    paths = [footer.schema.column(j).path for j in range(footer.num_columns)]
+    return [j for j, path in enumerate(paths) if any(path == name or path.startswith(name + ".") for name in names)]
+
+
+def constant(chunk: pq.ColumnChunkMetaData, rows: int) -> str | None:
+    """The one value of a string column chunk whose statistics say every row holds it, else None. Valid
+    statistics bound every value (a writer that shortens a max must round it up), so min == max with no
+    null is that value in every row: the chunk need not be read."""
+    stats = chunk.statistics if chunk.is_stats_set else None
+    if (
+        stats is None
+        or not (stats.has_min_max and stats.has_null_count)
+        or stats.null_count
+        or stats.num_values != rows
+    ):
+        return None
+    try:
+        low, high = stats.min, stats.max
+    except UnicodeDecodeError:  # not UTF-8: read it, and `valid_utf8` marks it as the conversion does
+        return None
+    return low if isinstance(low, str) and low == high else None
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What to read of one file: per row group, the columns to decode and the columns its statistics give."""
+
+    columns: tuple[str, ...]
+    reads: tuple[tuple[str, ...], ...]
+    constants: tuple[dict[str, str], ...]
+    ranges: tuple[tuple[int, int], ...]
+
+
+def plan(footer: pq.FileMetaData, columns: Sequence[str]) -> Plan:
+    """The reads of `columns` (flat string columns known from statistics where they are constant, the rest,
+    leaves included, read) in every row group of a file."""
+    schema = footer.schema.to_arrow_schema()
+    flat = {
+        name: j
+        for j in range(footer.num_columns)
+        if (name := footer.schema.column(j).path) in columns
+        and name in schema.names
+        and pa.types.is_string(schema.field(name).type)
+    }
+    others = leaves_of(footer, [name for name in columns if name not in flat])
+    reads, constants, ranges = [], [], []
+    for index in range(footer.num_row_groups):
+        group = footer.row_group(index)
+        known = {}
+        for name, j in flat.items():
+            value = constant(group.column(j), group.num_rows)
+            if value is not None:
+                known[name] = value
+        wanted = others + [j for name, j in flat.items() if name not in known]
+        reads.append(tuple(name for name in columns if name not in known))
+        constants.append(known)
+        ranges.extend(chunk_ranges(group, wanted))
+    return Plan(tuple(columns), tuple(reads), tuple(constants), tuple(ranges))
+
+
+def decode(
+    file: HubFile, tail: bytes, spans: list[tuple[int, Future[bytes]]], footer: pq.FileMetaData, plan: Plan
+) -> pa.Table:
+    """The planned columns of every row group of a file, once its spans are in (constants filled in). The
+    row groups that read the same columns are read in one call: pyarrow's cost is per call and chunk."""
+    image = sparse_image(file, [(file.size - len(tail), tail), *((start, part.result()) for start, part in spans)])
+    reader = pq.ParquetFile(image, metadata=footer, pre_buffer=False)
+    if not plan.reads:
+        return reader.read_row_groups([], columns=list(plan.columns))
+    alike: dict[tuple[str, ...], list[int]] = {}
+    for index, read in enumerate(plan.reads):
+        alike.setdefault(read, []).append(index)
+    pieces: dict[int, pa.Table] = {}
+    for read, indices in alike.items():
+        table = reader.read_row_groups(indices, columns=list(read), use_threads=False)  # a few KB: threads cost more
+        offset = 0
+        for index in indices:
+            rows = footer.row_group(index).num_rows
+            pieces[index] = table.slice(offset, rows)
+            offset += rows
+    tables = []
+    for index, known in enumerate(plan.constants):
+        piece, columns = pieces[index], {}
+        for name in plan.columns:  # a leaf is read as its column
+            if name in known:
+                columns[name] = pa.repeat(pa.scalar(known[name], pa.string()), piece.num_rows)
+            else:
+                top = name if name in piece.column_names else name.split(".", 1)[0]
+                columns[top] = piece.column(top)
+        tables.append(pa.table(columns))
+    return pa.concat_tables(tables)
 
 
 def hub_file(hub: HubFiles, number: int) -> HubFile:
@@ -185,48 +361,69 @@ def hub_file(hub: HubFiles, number: int) -> HubFile:
     return HubFile(url, hub.sizes[number])
 
 
-def footer_bytes(file: HubFile) -> bytes:
-    """A parquet file's footer (with its length and magic), in one request (two for a large footer)."""
-    tail = file.read_at(max(0, file.size - FOOTER_READ), file.size)
+def footer_bytes(file: HubFile, read: int = FOOTER_READ) -> tuple[bytes, bytes]:
+    """A parquet file's footer (with its length and magic) and the whole tail read with it (the last
+    column chunks may be in it), in one request (two when the footer is longer than `read`)."""
+    tail = get_range(file.url, max(0, file.size - read), file.size)
     if tail[-4:] != b"PAR1":
         raise SourceError(f"{file.url.rsplit('/', 1)[-1]}: not a parquet file")
     length = int.from_bytes(tail[-8:-4], "little") + 8
     if length > len(tail):
-        tail = file.read_at(file.size - length, file.size - len(tail)) + tail
-    return tail[-length:]
+        tail = get_range(file.url, file.size - length, file.size - len(tail)) + tail
+    return tail[-length:], tail
 
 
 def read_columns(
-    hub: HubFiles, columns: Callable[[int, pq.FileMetaData], Sequence[str]], at_once: int
-) -> Iterator[tuple[int, bytes, pq.FileMetaData, pa.Table]]:
-    """Every file's footer (all fetched at once), then the `columns(number, footer)` of all its row groups:
-    (file number, footer bytes, footer, table) for each file in order. The column chunks of `at_once`
-    files are fetched together (bounded memory: parsed footers weigh 10x their bytes)."""
+    hub: HubFiles,
+    columns: Callable[[int, pq.FileMetaData], Sequence[str]],
+    ahead: int,
+    finish: Callable[[int, pq.FileMetaData, pa.Table], T],
+) -> Iterator[tuple[int, bytes, pq.FileMetaData, T]]:
+    """Every file's footer, then the `columns(number, footer)` of all its row groups, made into
+    `finish(number, footer, table)` on a decoding thread: (file number, footer bytes, footer, what `finish`
+    made) for each file in order. Up to `ahead` files are read and decoded ahead of the one yielded
+    (bounded memory: parsed footers weigh 10x their bytes)."""
     files = [hub_file(hub, number) for number in range(len(hub.paths))]
-    with DaemonPool(READERS, "tracetui-hub") as pool:
-        tails: list[Future[bytes]] = [pool.submit(footer_bytes, file) for file in files]
-        for first in range(0, len(files), at_once):
-            footers = {
-                n: pq.read_metadata(pa.BufferReader(tails[n].result()))
-                for n in range(first, min(first + at_once, len(files)))
-            }
-            wanted = {n: list(columns(n, footer)) for n, footer in footers.items()}
-            prefetch(
-                [
-                    (files[n], [r for i in range(f.num_row_groups) for r in chunk_ranges(f.row_group(i), wanted[n])])
-                    for n, f in footers.items()
-                ],
-                pool=pool,
-            )
-            for number, footer in footers.items():
-                reader = pq.ParquetFile(files[number], metadata=footer, pre_buffer=False)
-                table = reader.read_row_groups(range(footer.num_row_groups), columns=wanted[number])
-                files[number].forget()
-                yield number, tails[number].result(), footer, table
+    with DaemonPool(READERS, "tracetui-hub") as pool, DaemonPool(DECODERS, "tracetui-decode") as decoders:
+        tails: dict[int, Future[tuple[bytes, bytes]]] = {}
+        done: dict[int, Future[T]] = {}
+        footers: dict[int, pq.FileMetaData] = {}
+        lengths: list[int] = []  # of the footers seen so far
+        planned = 0  # files whose column chunks are asked for
+
+        def start(number: int) -> None:
+            read = int(statistics.median(lengths) * TAIL_MARGIN) + 8 if lengths else FOOTER_READ
+            tails[number] = pool.submit(footer_bytes, files[number], read)
+
+        def decoded(number: int, tail: bytes, spans: list[tuple[int, Future[bytes]]], plan: Plan) -> T:
+            footer = footers[number]
+            made = finish(number, footer, decode(files[number], tail, spans, footer, plan))
+            pa.default_memory_pool().release_unused()  # this thread's freed pages: else kept for reuse
+            return made
+
+        for number in range(min(ahead, len(files))):
+            start(number)
+        for number in range(len(files)):
+            for later in range(planned, min(number + ahead, len(files))):
+                footer, tail = tails[later].result()
+                lengths.append(len(footer))
+                if later + ahead < len(files):
+                    start(later + ahead)
+                parsed = footers[later] = pq.read_metadata(pa.BufferReader(footer))
+                wanted = plan(parsed, columns(later, parsed))
+                begin = files[later].size - len(tail)
+                ranges = [r for r in wanted.ranges if r[0] < begin]  # the rest came with the footer
+                done[later] = decoders.submit(decoded, later, tail, fetch_spans(files[later], ranges, pool), wanted)
+                planned += 1
+            made = done.pop(number).result()
+            yield number, tails.pop(number).result()[0], footers.pop(number), made
 
 
 def read_row_group(hub: HubFiles, number: int, footer: pq.FileMetaData, index: int, leaves: Sequence[str]) -> pa.Table:
     """Row group `index` of file `number` (its `footer` known), only the columns or leaves `leaves`."""
     file = hub_file(hub, number)
-    file.prefetch(chunk_ranges(footer.row_group(index), leaves))
-    return pq.ParquetFile(file, metadata=footer, pre_buffer=False).read_row_group(index, columns=list(leaves))
+    ranges = chunk_ranges(footer.row_group(index), leaves_of(footer, leaves))
+    with DaemonPool(READERS, "tracetui-hub") as pool:
+        spans = [(start, part.result()) for start, part in fetch_spans(file, ranges, pool)]
+    reader = pq.ParquetFile(sparse_image(file, spans), metadata=footer, pre_buffer=False)
+    return reader.read_row_group(index, columns=list(leaves))

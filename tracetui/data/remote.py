@@ -2,7 +2,8 @@
 
 Opening reads each parquet file's footer and, with range requests, only the short columns (model, task,
 result, trial name, …) and the message roles, whose list lengths give each row's message count: a few
-percent of the bytes, enough for the trial list, facets and stats. A trial's conversations and verifier
+percent of the bytes, enough for the trial list, facets and stats. A short column's chunk whose
+statistics show one value in every row is not read at all (`hub_reads.plan`). A trial's conversations and verifier
 log are the row groups that hold its rows, fetched when it is shown (`load`, off the UI thread),
 normalized as the conversion would, and kept in the bounded on-disk `GroupCache`. The metadata and
 footers are kept as well, so reopening in remote mode reads nothing before the first screen.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -40,8 +42,10 @@ from .utf8 import valid_utf8
 
 LOADED = 64
 """Row groups kept mapped at once per dataset (the ones used last)."""
-FILES_AT_ONCE = 32
-"""Files whose short columns are fetched together (all their ranges in parallel, then decoded)."""
+FILES_AHEAD = 64
+"""Files whose short columns are fetched and decoded ahead of the one being gathered."""
+REPORT_EVERY = 0.1
+"""Seconds between progress reports while the metadata is read (each one repaints the loading screen)."""
 READ_AHEAD = 3
 """Row groups a streamed scan fetches ahead of the one being searched."""
 
@@ -294,25 +298,29 @@ def _read_metadata(hub: HubFiles, folder: Path, progress: Progress | None) -> li
         layouts.append(layout)
         return (*layout.meta, layout.role)
 
-    batches, groups, tails = [], [], []
-    rows = 0
-    for number, tail, footer, table in read_columns(hub, columns, FILES_AT_ONCE):
+    def rows_of(number: int, footer: pq.FileMetaData, table: pa.Table) -> pa.RecordBatch:
         batch = _one_batch(table)
-        sizes = _estimated_sizes(batch, footer, layouts[0])
-        batches.append(meta_batch(batch, sizes, number))
-        tails.append(tail)
+        return meta_batch(batch, _estimated_sizes(batch, footer, layouts[0]), number)
+
+    batches, groups, names = [], [], []
+    rows = 0
+    reported = time.monotonic()
+    for number, tail, footer, batch in read_columns(hub, columns, FILES_AHEAD, rows_of):
+        batches.append(batch)
+        (folder / f"footer-{number}.bin").write_bytes(tail)
+        names.append(f"footer-{number}.bin")
         for index in range(footer.num_row_groups):
             groups.append([number, index, rows, footer.row_group(index).num_rows])
             rows += footer.row_group(index).num_rows
-        report(0.1 + 0.9 * (number + 1) / len(hub.paths), f"{rows:,} rows")
+        if time.monotonic() - reported >= REPORT_EVERY:
+            reported = time.monotonic()
+            report(0.1 + 0.9 * (number + 1) / len(hub.paths), f"{rows:,} rows")
     if rows == 0:
         raise SourceError(f"{hub.repo_id}: the dataset has 0 rows")
-    names = []
-    for number, tail in enumerate(tails):
-        (folder / f"footer-{number}.bin").write_bytes(tail)
-        names.append(f"footer-{number}.bin")
     manifest = {"rows": rows, "files": list(hub.paths), "groups": groups, "layout": asdict(layouts[0])}
     write_meta(folder / "meta.arrow", batches, manifest)
+    del batches
+    pa.default_memory_pool().release_unused()
     return [*names, "meta.arrow"]
 
 
