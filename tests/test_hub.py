@@ -419,3 +419,21 @@ def test_range_reads_follow_a_redirect_to_another_host(big, serve):
         server.shutdown()
         server.server_close()
     assert got == hub.repos[REPO].files[name].read_bytes()[4:100]
+
+
+def test_range_reads_over_tls_verify_the_hubs_certificate(monkeypatch):
+    """Our own connections trust what huggingface_hub's client trusts, and check certificate and host
+    name, with or without its HTTP library."""
+    import importlib
+    import ssl
+
+    from tracetui.data.hub_reads import tls_context
+
+    def without_http_libraries(name, *args):
+        raise ImportError(name)
+
+    for context in (tls_context(), None):
+        if context is None:
+            monkeypatch.setattr(importlib, "import_module", without_http_libraries)
+            context = tls_context()
+        assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname

@@ -12,8 +12,10 @@ only when a source is read from the hub.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.client
+import importlib
 import mmap
 import ssl
 import statistics
@@ -23,7 +25,7 @@ import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 from urllib.parse import urljoin, urlsplit
 
 import pyarrow as pa
@@ -106,6 +108,16 @@ def _get(url: str, headers: dict[str, str]) -> bytes:
     response = get_session().get(url, headers=headers, timeout=READ_TIMEOUT)
     hf_raise_for_status(response)
     return response.content
+
+
+def tls_context() -> ssl.SSLContext:
+    """The certificates huggingface_hub's own client trusts: the default context of its HTTP library
+    (httpx2 or httpx, as the installed huggingface_hub uses; SSL_CERT_FILE / SSL_CERT_DIR honoured),
+    else the system's."""
+    for library in ("httpx2", "httpx"):
+        with contextlib.suppress(ImportError, AttributeError):
+            return cast(ssl.SSLContext, importlib.import_module(library).create_ssl_context())
+    return ssl.create_default_context()
 
 
 @functools.cache
@@ -192,9 +204,7 @@ class Connections:
         if scheme == "http":
             return http.client.HTTPConnection(host, port, timeout=READ_TIMEOUT)
         if self._tls is None:
-            import httpx2
-
-            self._tls = httpx2.create_ssl_context()  # the certificates huggingface_hub's session trusts
+            self._tls = tls_context()
         return http.client.HTTPSConnection(host, port, timeout=READ_TIMEOUT, context=self._tls)
 
 
