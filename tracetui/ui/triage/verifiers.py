@@ -91,7 +91,7 @@ class VerifierIndexing:
                 "tests",
                 9,
                 lambda trial, width: tests_cell(index.short[trial], width),
-                give_way=((35, 5), (55, 0)),
+                give_way=((29, 5), (55, 0)),  # "1/3" before a model name is cut
                 right=True,
             )
         )

@@ -114,7 +114,7 @@ class TrialList(CursorList):
                     "dataset",
                     12,
                     lambda t, w: dataset_cut(info(t).dataset, w),
-                    give_way=((35, 8), (60, 0)),
+                    give_way=((29, 8), (60, 0)),  # before a model name is cut
                     style=DIM,
                 ),
             )
