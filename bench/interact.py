@@ -2,7 +2,8 @@
 
     python -m bench.interact DATA [--toggles 30] [--switches 30] [--largest 10]
 
-Measured once the app has settled (background workers done). Each figure runs from the call that starts
+Measured once the app has settled: its background work done, the verifier and findings indexes in (see
+`indexed`). Each figure runs from the call that starts
 the interaction to the next frame in which the widget that shows its result was repainted (see frames.py):
 facet toggle -> trial list; trial switch -> conversation; page down -> conversation. Trial switches drop
 the session's history LRU first, so each one rebuilds the history from the mapped rows as a first visit
@@ -51,6 +52,19 @@ class MaxTimer:
 
 def _ms(began: float, ended: float) -> float:
     return (ended - began) * 1000
+
+
+async def indexed(app, pilot, timeout: float = 600) -> None:
+    """Wait until the indexes built after the first screen are in (the verifier logs', then the
+    findings'). `probes.settled` can return before the first starts (a timer after the first frame
+    starts it); interactions measured meanwhile would share the GIL with a thread reading 25k logs."""
+    screen = app.screen
+    deadline = time.monotonic() + timeout
+    while (screen.findings.index is None and not screen.findings.failure) or any(w.is_running for w in screen.workers):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the indexes were not in after {timeout:.0f} s")
+        await pilot.pause(0.1)
+    await pilot.pause(0.2)
 
 
 async def toggles(screen, watcher, count: int) -> list[float]:
@@ -125,6 +139,7 @@ async def measure(data: Path, toggle_count: int, switch_count: int, largest_coun
     out = {}
     async with app.run_test(size=SIZE) as pilot:
         await settled(app, pilot, watcher)
+        await indexed(app, pilot)
         screen, session = app.screen, app.session
         out["toggle_ms"] = await toggles(screen, watcher, toggle_count)
         order = [int(t) for t in screen.trial_list.order]
