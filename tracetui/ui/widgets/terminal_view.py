@@ -21,6 +21,9 @@ from .line_view import LineView
 class TerminalView(LineView, can_focus=False):
     """Not focusable: every key goes to the recording screen, which owns the bindings."""
 
+    DEFAULT_CSS = "TerminalView { overflow-x: auto; }"
+    """A recording wider than the pane scrolls sideways."""
+
     class Panned(Message):
         """The columns shown changed (keys, the mouse, the scroll bar)."""
 
