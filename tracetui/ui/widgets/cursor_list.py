@@ -77,7 +77,10 @@ class CursorList(CursorKeys, can_focus=True):
         target = self.cursor if cursor is None else cursor
         self.set_reactive(CursorList.cursor, max(0, min(target, count - 1)))
         self.refresh()
-        self.call_after_refresh(self.scroll_to_cursor)
+        if self.container_size:  # the new size is in: the cursor's row shows in this frame
+            self.scroll_to_cursor()
+        else:  # once laid out
+            self.call_after_refresh(self.scroll_to_cursor)
 
     def render_row(self, index: int, width: int, selected: bool) -> Strip:
         raise NotImplementedError

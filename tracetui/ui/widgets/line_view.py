@@ -74,6 +74,15 @@ class LineView(ScrollView):
         self.set_reactive(Widget.virtual_size, size)
         self._scroll_update(size)
 
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        """Each layout of the screen tells every view its size; Textual's ScrollView takes the window's
+        size it is given for a new virtual size and repaints its scrollbars, every view's at every
+        layout. Ours keep their virtual size themselves (`set_virtual_size`): a view whose size did not
+        change has nothing to redo."""
+        if size == self._size and container_size == self.container_size:
+            return False
+        return super()._size_updated(size, virtual_size, container_size, layout)
+
     def keep_in_view(self, line: int) -> None:
         """Scroll the least that brings `line` into view."""
         height = max(1, self.scrollable_content_region.height)
