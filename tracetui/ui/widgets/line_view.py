@@ -5,8 +5,8 @@ what they all need to draw only the lines in view, cheaply.
 - A row is segments cropped or padded to the full width under the base style (`line_strip`), the
   cursor's style added on the selected row.
 - `keep_in_view` scrolls the least that shows a line (the cursor).
-- A new virtual size (rows filtered, a conversation built in slices) refreshes the view and its scrollbar
-  only (`set_virtual_size`): Textual lays out the whole screen for it, which costs every pane a repaint.
+- A new virtual size (rows filtered, a conversation built in slices) brings only the view's scrollbar up
+  to date (`set_virtual_size`): Textual would lay out the whole screen for it and repaint every scrollbar.
 - Views whose rows show focus (a cursor drawn only while focused) repaint when it comes and goes.
 - A key with nothing to act on says so (`Notice`, which the screen shows in its message line).
 """
