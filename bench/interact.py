@@ -106,6 +106,12 @@ class Drawn:
         return work
 
 
+def _cpu_ms(since: float, count: int) -> float:
+    """The process's CPU time since `since` (process_time), per interaction of `count`: the app's own work
+    with the sleeps between them (the CPU the load takes from us is not in it)."""
+    return round((time.process_time() - since) * 1000 / count, 1)
+
+
 def _ms(began: float, ended: float) -> float:
     return (ended - began) * 1000
 
@@ -200,9 +206,10 @@ async def measure(data: Path, toggle_count: int, switch_count: int, largest_coun
         screen, session = app.screen, app.session
         drawn.watch(screen)
         drawn.take()
+        cpu = time.process_time()
         out["toggle_ms"] = await toggles(screen, watcher, toggle_count)
         await asyncio.sleep(0.1)  # what the last toggle left for the frames after it
-        out["toggle_work"] = drawn.take().per(toggle_count)
+        out["toggle_work"] = {**drawn.take().per(toggle_count), "cpu_ms": _cpu_ms(cpu, toggle_count)}
         order = [int(t) for t in screen.trial_list.order]
         listed = np.asarray(order)
         sizes = session.trials.size[listed]
@@ -210,9 +217,10 @@ async def measure(data: Path, toggle_count: int, switch_count: int, largest_coun
         rng = random.Random(0)
         typical = rng.sample([t for t in order if t not in (largest, screen.trial)], min(switch_count, len(order) - 2))
         drawn.take()
+        cpu = time.process_time()
         out["switch_ms"] = [await switch(screen, watcher, t) for t in typical]
         await asyncio.sleep(0.1)
-        out["switch_work"] = drawn.take().per(len(typical))
+        out["switch_work"] = {**drawn.take().per(len(typical)), "cpu_ms": _cpu_ms(cpu, len(typical))}
         out["largest"] = {"messages": int(session.trials.messages[largest]), "bytes": int(session.trials.size[largest])}
         out["switch_largest_ms"] = []
         largest_work = Work()
