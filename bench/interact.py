@@ -2,11 +2,13 @@
 
     python -m bench.interact DATA [--toggles 30] [--switches 30] [--largest 10]
 
-Measured once the app has settled (background workers done). Each figure runs from the call that starts
+Measured once the app has settled: its background work done, the verifier and findings indexes in (see
+`indexed`). Each figure runs from the call that starts
 the interaction to the next frame in which the widget that shows its result was repainted (see frames.py):
 facet toggle -> trial list; trial switch -> conversation; page down -> conversation. Trial switches drop
 the session's history LRU first, so each one rebuilds the history from the mapped rows as a first visit
-does.
+does. Beside the times, the work counted per toggle and per switch to the largest trial (`Drawn`):
+layouts of the screen and lines drawn per pane, which the machine's load does not change.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import argparse
 import asyncio
 import random
 import time
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -49,8 +53,80 @@ class MaxTimer:
         return {"max_ms": self.longest, "calls": self.calls}
 
 
+@dataclass
+class Work:
+    """Layouts of the screen and lines drawn per widget (a scrollbar counted as `<its view>.scrollbar`)."""
+
+    layouts: int = 0
+    lines: Counter[str] = field(default_factory=Counter)
+
+    def add(self, other: Work) -> None:
+        self.layouts += other.layouts
+        self.lines.update(other.lines)
+
+    def per(self, count: int) -> dict:
+        """Each figure per interaction (of `count`)."""
+        by_pane = {name: round(n / count, 1) for name, n in self.lines.most_common()}
+        return {
+            "layouts": round(self.layouts / count, 2),
+            "lines": round(self.lines.total() / count, 1),
+            "by_pane": by_pane,
+        }
+
+
+class Drawn:
+    """Counts the `Work` of the frames: the screen's layouts (its layout signal) and the lines Textual's
+    styles cache renders because they changed."""
+
+    def __init__(self) -> None:
+        from textual._styles_cache import StylesCache
+
+        self.work = Work()
+        render_widget = StylesCache.render_widget
+
+        def counted(cache, widget, crop):
+            drawn = sum(1 for y in crop.line_range if cache.is_dirty(y) or y not in cache._cache)
+            if drawn:
+                parent = widget.parent if type(widget).__name__.startswith("ScrollBar") else None
+                name = f"{parent.id}.scrollbar" if parent is not None else widget.id or type(widget).__name__
+                self.work.lines[name] += drawn
+            return render_widget(cache, widget, crop)
+
+        StylesCache.render_widget = counted
+
+    def watch(self, screen) -> None:
+        screen.screen_layout_refresh_signal.subscribe(screen, self._laid_out, immediate=True)
+
+    def _laid_out(self, _screen) -> None:
+        self.work.layouts += 1
+
+    def take(self) -> Work:
+        """What was counted since the last `take`."""
+        work, self.work = self.work, Work()
+        return work
+
+
+def _cpu_ms(since: float, count: int) -> float:
+    """The process's CPU time since `since` (process_time), per interaction of `count`: the app's own work
+    with the sleeps between them (the CPU the load takes from us is not in it)."""
+    return round((time.process_time() - since) * 1000 / count, 1)
+
+
 def _ms(began: float, ended: float) -> float:
     return (ended - began) * 1000
+
+
+async def indexed(app, pilot, timeout: float = 600) -> None:
+    """Wait until the indexes built after the first screen are in (the verifier logs', then the
+    findings'). `probes.settled` can return before the first starts (a timer after the first frame
+    starts it); interactions measured meanwhile would share the GIL with a thread reading 25k logs."""
+    screen = app.screen
+    deadline = time.monotonic() + timeout
+    while (screen.findings.index is None and not screen.findings.failure) or any(w.is_running for w in screen.workers):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the indexes were not in after {timeout:.0f} s")
+        await pilot.pause(0.1)
+    await pilot.pause(0.2)
 
 
 async def toggles(screen, watcher, count: int) -> list[float]:
@@ -122,25 +198,42 @@ async def measure(data: Path, toggle_count: int, switch_count: int, largest_coun
     render_line = MaxTimer(ConversationView, "render_line")
     message_blocks = MaxTimer(conversation_module, "message_blocks")
     styled = MaxTimer(Block, "styled")
+    drawn = Drawn()
     out = {}
     async with app.run_test(size=SIZE) as pilot:
         await settled(app, pilot, watcher)
+        await indexed(app, pilot)
         screen, session = app.screen, app.session
+        drawn.watch(screen)
+        drawn.take()
+        cpu = time.process_time()
         out["toggle_ms"] = await toggles(screen, watcher, toggle_count)
+        await asyncio.sleep(0.1)  # what the last toggle left for the frames after it
+        out["toggle_work"] = {**drawn.take().per(toggle_count), "cpu_ms": _cpu_ms(cpu, toggle_count)}
         order = [int(t) for t in screen.trial_list.order]
         listed = np.asarray(order)
         sizes = session.trials.size[listed]
         largest, small = int(listed[sizes.argmax()]), int(listed[sizes.argmin()])
         rng = random.Random(0)
         typical = rng.sample([t for t in order if t not in (largest, screen.trial)], min(switch_count, len(order) - 2))
+        drawn.take()
+        cpu = time.process_time()
         out["switch_ms"] = [await switch(screen, watcher, t) for t in typical]
+        await asyncio.sleep(0.1)
+        out["switch_work"] = {**drawn.take().per(len(typical)), "cpu_ms": _cpu_ms(cpu, len(typical))}
         out["largest"] = {"messages": int(session.trials.messages[largest]), "bytes": int(session.trials.size[largest])}
         out["switch_largest_ms"] = []
+        largest_work = Work()
         for _ in range(largest_count):
             await switch(screen, watcher, small)
+            await asyncio.sleep(0.1)
             for timer in (render_line, message_blocks, styled):
                 timer.reset()
+            drawn.take()
             out["switch_largest_ms"].append(await switch(screen, watcher, largest))
+            await asyncio.sleep(0.1)  # its conversation built to the end, in slices between frames
+            largest_work.add(drawn.take())
+        out["switch_largest_work"] = largest_work.per(largest_count)
         out["largest_build"] = {"message_blocks": message_blocks.result(), "styled": styled.result()}
         render_line.reset()
         styled.reset()

@@ -91,6 +91,8 @@ class FindingsController:
         self.failure = ""
         self._has = np.zeros(0, dtype=bool)
         """Per trial: whether it has any finding (once the index is in)."""
+        self._marker_width = 0
+        """The longest trial's marker (its kinds' letters), found once per index: not per filter change."""
         self.hacked: np.ndarray | None = None
         """Per trial: whether it has a reward-hack finding; None until the index is in (the pass rate
         without hacks shows only then)."""
@@ -127,6 +129,7 @@ class FindingsController:
         """The index is in: the facet, the column and the pane show it (the screen then filters again)."""
         self.index = index
         self._has = np.array([bool(found) for found in index.findings], dtype=bool)
+        self._marker_width = max((len(index.marker(int(t))) for t in np.nonzero(self._has)[0]), default=0)
         self.hacked = hacked_trials(index)
         self.screen.trial_list.remove_column(COLUMN)  # `listed` makes it again, on this index
         self.session.facets.add(index.facet())
@@ -166,12 +169,11 @@ class FindingsController:
             trial_list.remove_column(COLUMN)
             return
         index = self.index
-        longest = max(len(index.marker(int(t))) for t in np.nonzero(self._has)[0])
         trial_list.set_column(
             Column(
                 COLUMN,
                 "!",
-                min(COLUMN_MAX, longest),
+                min(COLUMN_MAX, self._marker_width),
                 lambda trial, width: index.marker(trial)[:width],
                 give_way=((36, 2),),
                 style=lambda trial: kind_style(worst_kind(index.of(trial))) if self._has[trial] else None,

@@ -33,8 +33,11 @@ class InfoBar(Static):
         self.show_versions(parts)
 
     def show_versions(self, *versions: tuple[Part, ...] | list[Part]) -> None:
-        self._versions = tuple(_line(version) for version in versions)
-        self.refresh(layout=False)
+        """Show these versions; the same line again (the position line as the panes settle) draws nothing."""
+        lines = tuple(_line(version) for version in versions)
+        if lines != self._versions:
+            self._versions = lines
+            self.refresh(layout=False)
 
     def update(self, content="", **kwargs) -> None:
         self._versions = ()
@@ -58,23 +61,32 @@ class MessageBar(InfoBar):
     DEFAULT_CSS = "MessageBar { height: auto; max-height: 3; }"
 
     def show_versions(self, *versions: tuple[Part, ...] | list[Part]) -> None:
+        before = self._versions
         super().show_versions(*versions)
-        self.refresh(layout=True)  # its height follows the lines the message takes
+        if self._versions is before:
+            return
+        width = self.content_region.width
+        if not width or len(self._lines(width)) != self.content_region.height:
+            self.refresh(layout=True)  # its height follows the lines the message takes
 
-    def render(self):
-        if not self._versions:
-            return super().render()
-        width = self.content_region.width or self.size.width
+    def _lines(self, width: int) -> list[Text]:
+        """The message's lines at `width`: one while it fits, else wrapped, the last cut at a word."""
         text = self._versions[0]
         if text.cell_len <= width or width <= 0:
-            return text
+            return [text]
         lines = text.copy()
         lines.no_wrap = False
         wrapped = list(lines.wrap(self.app.console, width, overflow="fold"))
         if len(wrapped) > self.MAX_LINES:
             last = Text(" ").join(wrapped[self.MAX_LINES - 1 :])
             wrapped = [*wrapped[: self.MAX_LINES - 1], cut_at_word(last, width)]
-        return Text("\n").join(wrapped)
+        return wrapped
+
+    def render(self):
+        if not self._versions:
+            return super().render()
+        lines = self._lines(self.content_region.width or self.size.width)
+        return lines[0] if len(lines) == 1 else Text("\n").join(lines)
 
 
 def _line(parts: Sequence[Part]) -> Text:

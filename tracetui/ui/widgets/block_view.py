@@ -75,26 +75,29 @@ class BlockView(LineView, can_focus=True):
         self.refresh()
 
     def append_blocks(self, blocks: list[Block]) -> None:
-        """Add blocks at the end (a long conversation arriving in slices), laying out only the new ones."""
+        """Add blocks at the end (a long conversation arriving in slices), laying out only the new ones;
+        the view is drawn again only if they show in it."""
         first = len(self.blocks)
         self.blocks.extend(blocks)
         if self._layout_width:
             self._layout_from(first)
-            self.refresh()
+            if self._first_line[first] < int(self.scroll_offset.y) + self.scrollable_content_region.height:
+                self.refresh()
 
     def replace_blocks(self, start: int, stop: int, new: list[Block]) -> None:
         """Swap blocks[start:stop] for `new` (a fold toggled), keeping the view where it is.
 
-        Every index (the line table here, a subclass's own through `blocks_replaced`) is brought up
-        to date before the scroll, because scrolling runs watchers that read them."""
+        Every index (a subclass's own through `blocks_replaced`, then the line table here) is brought
+        up to date before the view scrolls (the new size can move it too), because scrolling runs
+        watchers that read them."""
         top = self.scroll_offset.y
         self.blocks[start:stop] = new
         self._styled.clear()
         self._lines.clear()
         self.matches, self._matches_in, self.match_index = [], {}, -1
+        self.blocks_replaced(start, stop, len(new))
         if self._layout_width:
             self._layout_from(start)
-        self.blocks_replaced(start, stop, len(new))
         self.scroll_to(y=top, animate=False, immediate=True)
         self.refresh()
 
@@ -141,7 +144,7 @@ class BlockView(LineView, can_focus=True):
         first.append(total)
         self._spans, self._first_line = spans, first
         self._strips.clear()
-        self.virtual_size = Size(self.scrollable_content_region.width, total)
+        self.set_virtual_size(Size(self.scrollable_content_region.width, total))
 
     def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
         """A new size is known before the next paint: wrap to it there, so no frame renders lines

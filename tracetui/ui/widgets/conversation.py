@@ -68,10 +68,11 @@ class ConversationView(BlockView):
         self.post_message(self.Moved())
 
     def _restart_building(self) -> None:
+        """From the top: the first screenful replaces the blocks shown in one step (emptied first, the
+        view's scrollbar would go and come back, and each lays out the screen)."""
         self._generation += 1
         self._spans_of = []
-        self.set_blocks([], keep_scroll=False)
-        self._build_through(lines=3 * max(self.scrollable_content_region.height, 24))
+        self.set_blocks(self._next_blocks(0, lines=3 * max(self.scrollable_content_region.height, 24)))
         self._continue(self._generation)
 
     def _state(self, index: int) -> MessageState:
@@ -92,6 +93,13 @@ class ConversationView(BlockView):
     ) -> None:
         """Append the blocks of further messages: through message `through`, or until about `lines`
         lines are laid out, or for about `seconds`; with none of them, all the rest."""
+        self.append_blocks(self._next_blocks(len(self.blocks), through, lines, seconds))
+
+    def _next_blocks(
+        self, built: int, through: int | None = None, lines: int | None = None, seconds: float | None = None
+    ) -> list[Block]:
+        """The blocks of the messages after those built (their spans noted), `built` blocks on (see
+        `_build_through`)."""
         new: list[Block] = []
         deadline = perf_counter() + seconds if seconds is not None else None
         added_lines = 0
@@ -103,7 +111,7 @@ class ConversationView(BlockView):
                 if message.restart:
                     label += "· context summarized, history restarts "
                 new.append(Block(f"──{label}" + "─" * 24, style="divider", wrap=False, message=index))
-            start = len(self.blocks) + len(new)
+            start = built + len(new)
             blocks = self._message_blocks(index)
             new.extend(blocks)
             self._spans_of.append((start, start + len(blocks)))
@@ -114,7 +122,7 @@ class ConversationView(BlockView):
                 or (deadline is not None and perf_counter() >= deadline)
             ):
                 break
-        self.append_blocks(new)
+        return new
 
     def _continue(self, generation: int) -> None:
         if generation == self._generation and len(self._spans_of) < len(self.messages):

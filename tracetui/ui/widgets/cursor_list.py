@@ -55,7 +55,8 @@ class CursorKeys(LineView):
 
 
 class CursorList(CursorKeys, can_focus=True):
-    cursor: reactive[int] = reactive(0, always_update=False, init=False)
+    cursor: reactive[int] = reactive(0, always_update=False, init=False, repaint=False)
+    """Where the cursor is; `watch_cursor` draws the rows it left and reached again."""
 
     @dataclass
     class CursorMoved(Message):
@@ -72,11 +73,14 @@ class CursorList(CursorKeys, can_focus=True):
 
     def set_row_count(self, count: int, cursor: int | None = None) -> None:
         self.row_count = count
-        self.virtual_size = Size(self.scrollable_content_region.width, count)
+        self.set_virtual_size(Size(self.scrollable_content_region.width, count))
         target = self.cursor if cursor is None else cursor
         self.set_reactive(CursorList.cursor, max(0, min(target, count - 1)))
         self.refresh()
-        self.call_after_refresh(self.scroll_to_cursor)
+        if self.container_size:  # the new size is in: the cursor's row shows in this frame
+            self.scroll_to_cursor()
+        else:  # once laid out
+            self.call_after_refresh(self.scroll_to_cursor)
 
     def render_row(self, index: int, width: int, selected: bool) -> Strip:
         raise NotImplementedError
@@ -89,8 +93,10 @@ class CursorList(CursorKeys, can_focus=True):
         return self.render_row(index, width, index == self.cursor and self.row_count > 0)
 
     def watch_cursor(self, old: int, new: int) -> None:
+        """The rows the cursor left and reached are drawn again (the rest only if the view scrolls)."""
         self.scroll_to_cursor()
-        self.refresh()
+        self.refresh_line(old)
+        self.refresh_line(new)
         self.post_message(self.CursorMoved(self, new))
 
     def scroll_to_cursor(self) -> None:
@@ -123,5 +129,5 @@ class CursorList(CursorKeys, can_focus=True):
         """What a double-click does; subclasses bind Enter to the same."""
 
     def on_resize(self) -> None:
-        self.virtual_size = Size(self.scrollable_content_region.width, self.row_count)
+        self.set_virtual_size(Size(self.scrollable_content_region.width, self.row_count))
         self.scroll_to_cursor()

@@ -21,6 +21,9 @@ from .line_view import LineView
 class TerminalView(LineView, can_focus=False):
     """Not focusable: every key goes to the recording screen, which owns the bindings."""
 
+    DEFAULT_CSS = "TerminalView { overflow-x: auto; }"
+    """A recording wider than the pane scrolls sideways."""
+
     class Panned(Message):
         """The columns shown changed (keys, the mouse, the scroll bar)."""
 
@@ -32,7 +35,7 @@ class TerminalView(LineView, can_focus=False):
     def show(self, lines: list[list[Segment]], columns: int, cursor_line: int | None) -> None:
         """A new screen: `lines` of `columns` cells; `cursor_line` is the row of the recording's cursor."""
         self._strips = [Strip(segments, columns) for segments in lines]
-        self.virtual_size = Size(columns, len(lines))
+        self.set_virtual_size(Size(columns, len(lines)))
         if cursor_line is not None and cursor_line != self._cursor_line:
             self.keep_in_view(cursor_line)
         self._cursor_line = cursor_line

@@ -176,8 +176,11 @@ class TrialList(CursorList):
         self._columns_changed()
 
     def set_sort(self, key: str, reverse: bool) -> None:
-        self.sort_key, self.sort_reverse = key, reverse
-        self._columns_changed()
+        """The order's column (marked in the header); the screen says it after each filter change,
+        mostly the same: then nothing is drawn again."""
+        if (key, reverse) != (self.sort_key, self.sort_reverse):
+            self.sort_key, self.sort_reverse = key, reverse
+            self._columns_changed()
 
     def _columns_changed(self) -> None:
         self.refresh()
