@@ -3,8 +3,7 @@
     python -m bench.interact DATA [--toggles 30] [--switches 30] [--largest 10]
 
 Measured once the app has settled: its background work done, the verifier and findings indexes in (see
-`indexed`). Each figure runs from the call that starts
-the interaction to the next frame in which the widget that shows its result was repainted (see frames.py):
+`probes.settled`). Each figure runs from the call that starts the interaction to the next frame in which the widget that shows its result was repainted (see frames.py):
 facet toggle -> trial list; trial switch -> conversation; page down -> conversation. Trial switches drop
 the session's history LRU first, so each one rebuilds the history from the mapped rows as a first visit
 does. Beside the times, the work counted per toggle and per switch to the largest trial (`Drawn`):
@@ -116,19 +115,6 @@ def _ms(began: float, ended: float) -> float:
     return (ended - began) * 1000
 
 
-async def indexed(app, pilot, timeout: float = 600) -> None:
-    """Wait until the indexes built after the first screen are in (the verifier logs', then the
-    findings'). `probes.settled` can return before the first starts (a timer after the first frame
-    starts it); interactions measured meanwhile would share the GIL with a thread reading 25k logs."""
-    screen = app.screen
-    deadline = time.monotonic() + timeout
-    while (screen.findings.index is None and not screen.findings.failure) or any(w.is_running for w in screen.workers):
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"the indexes were not in after {timeout:.0f} s")
-        await pilot.pause(0.1)
-    await pilot.pause(0.2)
-
-
 async def toggles(screen, watcher, count: int) -> list[float]:
     """Toggle outcome / model / result values on and off in the sidebar, as Enter on a value does. Each
     value is found by what it is, not where it was: the rows reorder as counts change."""
@@ -202,7 +188,6 @@ async def measure(data: Path, toggle_count: int, switch_count: int, largest_coun
     out = {}
     async with app.run_test(size=SIZE) as pilot:
         await settled(app, pilot, watcher)
-        await indexed(app, pilot)
         screen, session = app.screen, app.session
         drawn.watch(screen)
         drawn.take()
