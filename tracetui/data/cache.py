@@ -76,9 +76,18 @@ def ensure_converted(source: ResolvedSource, progress: Progress | None = None, c
 
 
 def _convert(source: ResolvedSource, progress: Progress | None, work: Path) -> list[str]:
+    """The data and metadata files (what the manifest seals), then the trial groups and the search text
+    beside them (`search_text`: 5-10% of the time)."""
     from .convert import convert  # pyarrow.parquet and friends: only when there is something to convert
+    from .dataset import Dataset
+    from .search_text import path_of, write
 
-    convert(source.files, work, progress)
+    convert(source.files, work, None if progress is None else lambda done, text: progress(0.95 * done, text))
+    write(
+        Dataset(source, work),
+        path_of(work),
+        None if progress is None else lambda done: progress(0.95 + 0.05 * done, "the text for search"),
+    )
     return CONVERSION
 
 
