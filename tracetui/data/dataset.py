@@ -12,15 +12,16 @@ import json
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 
-from .search_text import SearchText, kept_or_built
-from .sources import ResolvedSource
+from .cache import ensure_converted
+from .search_text import SearchText, kept_or_built, path_of, write
+from .sources import Progress, ResolvedSource
 from .trial_groups import grouped
 from .utf8 import python_values
 
@@ -227,3 +228,13 @@ class Dataset(Storage):
         for index, start in enumerate(self._batch_starts):
             batch = self._batch(index)
             yield Piece(int(start), batch.column(0) if conversations else None, batch.column(1) if verifier else None)
+
+
+def converted(source: ResolvedSource, progress: Progress | None, cache_size: int | None) -> Dataset:
+    """The conversion of `source`, opened: converted first when there is none, with its search text."""
+    return Dataset(source, ensure_converted(source, progress, cache_size, partial(_write_search_text, source)))
+
+
+def _write_search_text(source: ResolvedSource, work: Path, progress: Progress | None) -> None:
+    told = None if progress is None else lambda done: progress(done, "the text for search")
+    write(Dataset(source, work), path_of(work), told)
