@@ -250,3 +250,18 @@ def test_a_damaged_search_text_is_written_again(tmp_path, traces, caplog, damage
     caplog.clear()
     assert names(session_of(tmp_path / "traces"), search(again, "reply 1").trials) == {"alpha__1", "beta__1", "axb__1"}
     assert not caplog.records  # written whole the second time
+
+
+@pytest.mark.parametrize(
+    ("pattern", "options"),
+    [("error", {}), ("ERROR", {"ignore_case": True}), (r"exit code \d+", {"regex": True}), (" 42 ", {})],
+)
+def test_a_needle_is_looked_for_by_a_part_of_it_then_confirmed_whole(tmp_path, pattern, options):
+    """The scan looks for a rarer part of the needle (`rror`, the regex's `xit code `, the trimmed `42`):
+    a message holding only that part is no match, and a later message of the trial is still looked at."""
+    session = one_row_trials(
+        tmp_path,
+        ["mirror", "exit code x", "x42 y"],
+        ["mirror", "exit code x", "x42 y", "an error", "exit code 3", "a 42 b"],
+    )
+    assert names(session, search(session, pattern, **options).trials) == {"t1"}

@@ -48,6 +48,11 @@ BUILD_SHARE = 0.5
 """Of a dataset's progress, what writing its search text takes when a search has to (an older cache)."""
 _CONTEXT = re.compile(r"[$^]|\\[bBAzZ]")
 """What makes a regex's matches depend on the text around them (anchors, word boundaries)."""
+_PLAIN = re.compile(r"[^\\.^$|?*+()\[\]{}]*")
+"""A regex's leading characters that match themselves."""
+_COMMON = " etaoinsrhldcumfpgwybvk\n_-.:/=,\"'()0123456789"
+"""Characters from the most frequent in text and code on: RE2 skips ahead to a literal's first byte
+with memchr, so a search for `error` is faster from its `r` (`rror`), `exit code` from its `x`."""
 
 
 class SearchCancelled(Exception):
@@ -149,8 +154,8 @@ def search(
     except pa.ArrowInvalid as exc:
         reason = str(exc).removeprefix("Invalid regular expression: ")
         raise ValueError(f"invalid regex {pattern!r}: {reason}") from None
-    core = pattern.strip() if not regex else ""
-    rough = re.escape(core) if core else expression
+    core = _literal_prefix(pattern) if regex else pattern.strip()
+    rough = re.escape(_from_rarest(core)) if core else expression
     needle = _Needle(expression, rough, ignore_case, not regex or not _CONTEXT.search(pattern))
 
     stop = cancelled or (lambda: False)
@@ -370,6 +375,27 @@ def _search_text(
         report(done + BUILD_SHARE * weight * fraction)
 
     return ds.search_text(building, stop), weight * (1 - BUILD_SHARE if built else 1.0)
+
+
+def _literal_prefix(pattern: str) -> str:
+    """Characters each match of the regex `pattern` begins with ("" when unsure: an alternation, a flag
+    group, an escape or a quantifier at the start)."""
+    if "|" in pattern:
+        return ""
+    plain = _PLAIN.match(pattern)
+    prefix = plain.group() if plain else ""
+    quantified = pattern[len(prefix) : len(prefix) + 1] in ("?", "*", "{")
+    return prefix[:-1] if quantified else prefix
+
+
+def _from_rarest(literal: str) -> str:
+    """The end of `literal` from its rarest character (of those with three more after it): what each
+    occurrence of `literal` holds, and RE2 finds fastest."""
+    if len(literal) <= 4:
+        return literal
+    rank = [_COMMON.find(c) if c in _COMMON else len(_COMMON) for c in literal]
+    start = max(range(len(literal) - 3), key=lambda i: (rank[i], -i))
+    return literal[start:]
 
 
 def _covered(ds: Storage, verifier: bool) -> int:
