@@ -50,9 +50,9 @@ _CONTEXT = re.compile(r"[$^]|\\[bBAzZ]")
 """What makes a regex's matches depend on the text around them (anchors, word boundaries)."""
 _PLAIN = re.compile(r"[^\\.^$|?*+()\[\]{}]*")
 """A regex's leading characters that match themselves."""
-_COMMON = " etaoinsrhldcumfpgwybvk\n_-.:/=,\"'()0123456789"
-"""Characters from the most frequent in text and code on: RE2 skips ahead to a literal's first byte
-with memchr, so a search for `error` is faster from its `r` (`rror`), `exit code` from its `x`."""
+_COMMON = frozenset(" \t\netaoinsrhldcumfpgwy.,:;/-_=\"'()")
+"""Characters frequent in text and code: RE2 skips ahead to a literal's first byte with memchr, which
+stops at each of these (`exit code` is found faster from its `x`)."""
 
 
 class SearchCancelled(Exception):
@@ -155,7 +155,7 @@ def search(
         reason = str(exc).removeprefix("Invalid regular expression: ")
         raise ValueError(f"invalid regex {pattern!r}: {reason}") from None
     core = _literal_prefix(pattern) if regex else pattern.strip()
-    rough = re.escape(_from_rarest(core)) if core else expression
+    rough = re.escape(_from_rare(core)) if core else expression
     needle = _Needle(expression, rough, ignore_case, not regex or not _CONTEXT.search(pattern))
 
     stop = cancelled or (lambda: False)
@@ -388,14 +388,14 @@ def _literal_prefix(pattern: str) -> str:
     return prefix[:-1] if quantified else prefix
 
 
-def _from_rarest(literal: str) -> str:
-    """The end of `literal` from its rarest character (of those with three more after it): what each
-    occurrence of `literal` holds, and RE2 finds fastest."""
-    if len(literal) <= 4:
-        return literal
-    rank = [_COMMON.find(c) if c in _COMMON else len(_COMMON) for c in literal]
-    start = max(range(len(literal) - 3), key=lambda i: (rank[i], -i))
-    return literal[start:]
+def _from_rare(literal: str) -> str:
+    """The end of `literal` from its first rare character (with three more after it), when it begins with a
+    frequent one: what each occurrence of `literal` holds, and RE2 finds faster."""
+    if literal[:1] in _COMMON:
+        for start in range(1, len(literal) - 3):
+            if literal[start] not in _COMMON:
+                return literal[start:]
+    return literal
 
 
 def _covered(ds: Storage, verifier: bool) -> int:
