@@ -107,6 +107,7 @@ def test_search_spans_datasets_and_filters_the_trials(traces, tmp_path):
         (" the ", {}),
         (r"^New", {"regex": True}),
         (r"\bls\b", {"regex": True}),
+        (r"x*", {"regex": True}),  # an empty match, in every message
     ],
 )
 def test_the_mask_agrees_with_the_rebuilt_histories(needle, options):

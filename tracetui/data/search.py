@@ -7,10 +7,13 @@ by RE2 (`pc.find_substring_regex`, `pc.match_substring_regex`; an escaped litera
 the plain substring kernels), which releases the GIL, so jobs run on two threads. A job scans each run
 of one trial's consecutive messages as one string (an RE2 call per run, not per message: a common
 needle stops at the trial's first match), then confirms the message where that first match starts, as
-a match spanning two messages is none; only a run whose first match spans messages is scanned message
-by message past it. A regex with anchors or word boundaries (its matches depend on where a message
-ends) is scanned message by message. Hits map to trials through each message's row, so the cost
-follows the bytes, not the number of messages or row groups.
+a match spanning two messages is none. RE2 skips ahead with memchr to a literal's first byte, so what
+it looks for first is a part of the needle that each match holds (the needle without its surrounding
+blanks, a literal from a rare character on, a regex's literal prefix), confirmed whole; only a run
+whose first match is not confirmed is scanned message by message past it. A regex with anchors or word
+boundaries (its matches depend on where a message ends) is scanned message by message. Hits map to
+trials through each message's row, so the cost follows the bytes, not the number of messages or row
+groups.
 
 Other datasets (read from the hub, harbor job folders, a cache that cannot be written) are scanned from
 their rows: consecutive pieces of about JOB_BYTES of text as one job, the messages new to each trial
@@ -90,8 +93,7 @@ class _Needle:
     """What RE2 looks for: `expression` (the whole needle), found by looking for `rough` first."""
 
     expression: str
-    rough: str  # each match of `expression` holds one of `rough` (a literal's trimmed core: RE2 skips
-    # ahead with memchr on a literal's first byte, and a leading blank is everywhere)
+    rough: str  # each match of `expression` holds one of `rough`, which RE2 finds faster (see above)
     ignore_case: bool
     runs: bool  # a run of messages may be scanned as one string (no anchors or word boundaries)
 
@@ -113,8 +115,8 @@ class _Needle:
         starts = np.flatnonzero(np.concatenate([[True], owners[1:] != owners[:-1]])) if len(owners) else owners
         ends = np.append(starts[1:], len(owners))
         run_bounds = pa.py_buffer(np.ascontiguousarray(bounds[np.append(starts, len(owners))]))
-        runs = pa.StringArray.from_buffers(len(starts), run_bounds, text.buffers()[2])
-        at = pc.find_substring_regex(runs, self.rough, ignore_case=self.ignore_case).to_numpy()
+        joined = pa.StringArray.from_buffers(len(starts), run_bounds, text.buffers()[2])  # no copy
+        at = pc.find_substring_regex(joined, self.rough, ignore_case=self.ignore_case).to_numpy()
         hit = np.flatnonzero(at >= 0)
         where = bounds[starts[hit]].astype(np.int64) + at[hit]
         first = np.clip(np.searchsorted(bounds, where, side="right") - 1, starts[hit], ends[hit] - 1)
