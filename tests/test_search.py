@@ -1,4 +1,5 @@
-"""Full-text search across a session: options, nested-prefix rows, sub-agents, verifier logs, cancellation."""
+"""Full-text search across a session: options, nested-prefix rows, sub-agents, verifier logs, matches that
+would span two messages, the search text beside a conversion (healed when missing or damaged), cancellation."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 
 from tracetui.data.facets import FilterState
 from tracetui.data.search import SearchCancelled, search
+from tracetui.data.search_text import path_of
 from tracetui.data.session import open_session, prepare
 from tracetui.data.sources import SourceSpec
 
@@ -46,16 +48,15 @@ def names(session, mask) -> set[str]:
     return {session.info(int(t)).trial_name for t in np.nonzero(mask)[0]}
 
 
-def test_literal_search_counts_a_repeated_message_once_per_trial(traces):
-    # "prompt for" is in every episode row (4 + 2 + 1 + 3 rows) but once per history
+def test_a_message_repeated_by_later_rows_is_found(traces):
+    # "prompt for" is in every episode row (4 + 2 + 1 + 3 rows), new only in each trial's first
     result = search(traces, "prompt for", verifier=False)
     assert result.matched_trials == 4 and result.trials.all()
-    assert result.matched_messages == 4
     assert result.bytes_scanned > 0
-    # a message of episode 1 repeats in the later rows of its trial, and counts once
+    # a message of episode 1 repeats in the later rows of its trial; the last episode's is new in its row
     result = search(traces, "reply 1")
     assert names(traces, result.trials) == {"alpha__1", "beta__1", "axb__1"}
-    assert result.matched_messages == 3
+    assert names(traces, search(traces, "alpha__1 reply 3").trials) == {"alpha__1"}
     trial = traces.find_trial("alpha__1")
     assert result.messages_in(traces, trial) == [3]
 
@@ -65,9 +66,7 @@ def test_case_and_regex_options(traces):
     assert names(traces, search(traces, "PROMPT FOR ALPHA", ignore_case=True).trials) == {"alpha__1"}
     result = search(traces, r"reply [23]$", regex=True)
     assert names(traces, result.trials) == {"alpha__1", "axb__1"}
-    assert result.matched_messages == 3  # alpha: reply 2, reply 3; aXb: reply 2
     assert result.messages_in(traces, traces.find_trial("alpha__1")) == [5, 7]
-    assert result.matched_messages == sum(len(result.messages_in(traces, t)) for t in range(len(traces)))
 
 
 def test_a_literal_needle_keeps_regex_characters_literal(traces):
@@ -79,12 +78,12 @@ def test_a_literal_needle_keeps_regex_characters_literal(traces):
 def test_sub_agent_rows_and_verifier_logs_are_searched(traces):
     result = search(traces, "needle", ignore_case=True)
     beta = traces.find_trial("beta__1")
-    assert names(traces, result.trials) == {"beta__1"} and result.matched_messages == 1
+    assert names(traces, result.trials) == {"beta__1"}
     assert result.messages_in(traces, beta) == []
     assert result.subagent_messages_in(traces, beta) == [(0, 1)]
 
     logs = search(traces, "test_deep")
-    assert names(traces, logs.trials) == {"special__1"} and logs.matched_messages == 0
+    assert names(traces, logs.trials) == {"special__1"}
     assert names(traces, logs.in_verifier) == {"special__1"}
     assert search(traces, "test_deep", verifier=False).matched_trials == 0
 
@@ -99,15 +98,25 @@ def test_search_spans_datasets_and_filters_the_trials(traces, tmp_path):
     assert int(session.facets.apply(FilterState(), extra=~result.trials).visible.sum()) == 1
 
 
-@pytest.mark.parametrize("needle", ["the", "error", "summary"])
-def test_mask_and_message_count_agree_with_the_rebuilt_histories(needle):
+@pytest.mark.parametrize(
+    ("needle", "options"),
+    [
+        ("the", {}),
+        ("ERROR", {"ignore_case": True}),
+        ("summary", {}),
+        (" the ", {}),
+        (r"^New", {"regex": True}),
+        (r"\bls\b", {"regex": True}),
+        (r"x*", {"regex": True}),  # an empty match, in every message
+    ],
+)
+def test_the_mask_agrees_with_the_rebuilt_histories(needle, options):
     """Golden rows include a summarization restart and sub-agent rows: the scan must agree with histories."""
     session = session_of(GOLDEN)
-    result = search(session, needle, ignore_case=True, verifier=False)
+    result = search(session, needle, verifier=False, **options)
     per_trial = [
         len(result.messages_in(session, t)) + len(result.subagent_messages_in(session, t)) for t in range(len(session))
     ]
-    assert result.matched_messages == sum(per_trial)
     assert result.trials.tolist() == [n > 0 for n in per_trial]
     assert result.matched_trials > 0
 
@@ -162,3 +171,98 @@ def test_literal_with_surrounding_blanks_is_confirmed_whole(tmp_path):
     result = search(session, " 42 ")
     assert [session.info(t).task for t in result.trials.nonzero()[0]] == ["a"]
     assert search(session, "42").matched_trials == 2
+
+
+def one_row_trials(tmp_path, *conversations: list[str]):
+    """A session of one-row trials `t0`, `t1`…, each of the given messages (user and assistant in turn)."""
+    rows = []
+    for index, texts in enumerate(conversations):
+        row = trial_rows(f"task{index}", f"t{index}", 1, "1.0")[0]
+        row["conversations"] = conversation(*((("user", "assistant")[i % 2], text) for i, text in enumerate(texts)))
+        rows.append(row)
+    return session_of(write_parquet(tmp_path / "rows.parquet", rows))
+
+
+@pytest.mark.parametrize(
+    ("pattern", "options", "expected"),
+    [
+        ("cdef", {}, set()),  # "abc" + "def": only the two messages together
+        ("abcd", {}, {"t1"}),  # t1's first "abcd" spans "xx ab" + "cd"; its third message holds one
+        ("ABCD", {"ignore_case": True}, {"t1"}),
+        ("dab", {}, set()),  # "cd" + "abcd"
+        (" 42 ", {}, {"t2"}),  # t2: "a 42" + " b 42 c"; t3: "a 42" + " b"
+        (r"c.?d", {"regex": True}, {"t1"}),
+        (r"^def", {"regex": True}, {"t0"}),  # anchors hold at each message's ends
+        (r"abc$", {"regex": True}, {"t0"}),
+        (r"\bcd\b", {"regex": True}, {"t1"}),
+    ],
+)
+def test_a_match_spanning_two_messages_is_no_match(tmp_path, pattern, options, expected):
+    session = one_row_trials(tmp_path, ["abc", "def"], ["xx ab", "cd", "abcd"], ["a 42", " b 42 c"], ["a 42", " b"])
+    assert names(session, search(session, pattern, **options).trials) == expected
+
+
+def search_files(session) -> list:
+    return [path_of(ds.folder) for ds in session.datasets]
+
+
+def test_the_conversion_writes_the_search_text_and_an_old_cache_gets_it_on_its_first_search(tmp_path, traces):
+    needles = [("reply 1", {}), ("NEEDLE", {"ignore_case": True}), ("test_deep", {}), (r"reply [23]$", {"regex": True})]
+    expected = [search(traces, pattern, **options) for pattern, options in needles]
+    (text,) = search_files(traces)
+    assert text.is_file()  # written by the conversion
+    text.unlink()  # as a conversion made before the search text was is
+    old = session_of(tmp_path / "traces")
+    seen: list[float] = []
+    results = [search(old, needles[0][0], progress=seen.append)]
+    assert text.is_file()
+    assert len(seen) > 2 and seen == sorted(seen) and seen[-1] == pytest.approx(1.0)  # writing it, then the scan
+    results += [search(old, pattern, **options) for pattern, options in needles[1:]]
+    for want, got in zip(expected, results):
+        assert np.array_equal(want.trials, got.trials) and np.array_equal(want.in_verifier, got.in_verifier)
+        assert want.bytes_scanned == got.bytes_scanned
+
+
+def test_writing_the_search_text_is_cancelled_with_the_search(tmp_path, traces):
+    (text,) = search_files(traces)
+    text.unlink()
+    old = session_of(tmp_path / "traces")
+    seen: list[float] = []
+    with pytest.raises(SearchCancelled):
+        search(old, "reply 1", progress=seen.append, cancelled=lambda: bool(seen))
+    assert len(seen) == 1 and seen[0] < 0.5  # stopped while writing it
+    assert not text.exists() and not list(text.parent.glob(f".{text.name}*"))  # nothing half-written
+    assert names(old, search(old, "reply 1").trials) == {"alpha__1", "beta__1", "axb__1"}
+    assert text.is_file()
+
+
+@pytest.mark.parametrize("damage", ["cut", "other rows"])
+def test_a_damaged_search_text_is_written_again(tmp_path, traces, caplog, damage):
+    (text,) = search_files(traces)
+    if damage == "cut":
+        text.write_bytes(text.read_bytes()[: text.stat().st_size // 2])
+    else:  # a sound file of other data (one trial's rows)
+        other = session_of(write_parquet(tmp_path / "other" / "o.parquet", trial_rows("gamma", "gamma__1", 2, "0.0")))
+        text.write_bytes(search_files(other)[0].read_bytes())
+    again = session_of(tmp_path / "traces")
+    assert names(again, search(again, "reply 1").trials) == {"alpha__1", "beta__1", "axb__1"}
+    assert any("was damaged" in r.getMessage() and text.name in r.getMessage() for r in caplog.records)
+    assert search_files(session_of(tmp_path / "traces"))[0].stat().st_size > 0
+    caplog.clear()
+    assert names(session_of(tmp_path / "traces"), search(again, "reply 1").trials) == {"alpha__1", "beta__1", "axb__1"}
+    assert not caplog.records  # written whole the second time
+
+
+@pytest.mark.parametrize(
+    ("pattern", "options"), [("exit code 3", {}), (r"exit code \d+", {"regex": True}), (" 42 ", {})]
+)
+def test_a_needle_is_looked_for_by_a_part_of_it_then_confirmed_whole(tmp_path, pattern, options):
+    """The scan looks for a part of the needle (from a rare character: `xit code 3`; the regex's literal
+    prefix; the trimmed `42`): a message holding only that part is no match, and the trial's later
+    messages are still looked at."""
+    session = one_row_trials(
+        tmp_path,
+        ["Exit code 3", "x42 y", "exit code x"],
+        ["Exit code 3", "x42 y", "exit code x", "an exit code 3", "a 42 b"],
+    )
+    assert names(session, search(session, pattern, **options).trials) == {"t1"}

@@ -12,14 +12,16 @@ import json
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 
-from .sources import ResolvedSource
+from .cache import ensure_converted
+from .search_text import SearchText, kept_or_built, path_of, write
+from .sources import Progress, ResolvedSource
 from .trial_groups import grouped
 from .utf8 import python_values
 
@@ -102,6 +104,14 @@ class Storage:
         """The rows grouped into trials (worked out from the metadata, and kept beside it)."""
         return grouped(self)
 
+    def search_text(
+        self, progress: Callable[[float], None] | None = None, cancelled: Callable[[], bool] | None = None
+    ) -> SearchText | None:
+        """The text a search covers, once (`search_text`), or None: scan the rows (`scan`) instead.
+        Worked out first when a conversion lacks it (`progress(fraction)`; InterruptedError when
+        `cancelled()`)."""
+        return None
+
     def usage(self) -> dict[str, np.ndarray] | None:
         """Per trial (in `group` order): tokens, cost and timings, for sources that record them."""
         return None
@@ -182,6 +192,9 @@ class Dataset(Storage):
         self._batch_starts = np.asarray(manifest["batch_starts"], dtype=np.int64)
         self._lock = threading.Lock()
         self._batches: dict[int, pa.RecordBatch] = {}
+        self._text_lock = threading.Lock()
+        self._text: SearchText | None = None
+        self._text_tried = False  # None then: the cache could not be written
 
     @cached_property
     def _reader(self) -> pa.ipc.RecordBatchFileReader:
@@ -201,8 +214,27 @@ class Dataset(Storage):
     def pieces(self) -> int:
         return len(self._batch_starts)
 
+    def search_text(
+        self, progress: Callable[[float], None] | None = None, cancelled: Callable[[], bool] | None = None
+    ) -> SearchText | None:
+        with self._text_lock:
+            if not self._text_tried:
+                self._text = kept_or_built(self, progress, cancelled)
+                self._text_tried = True
+        return self._text
+
     def scan(self, conversations: bool, verifier: bool, cancelled: Callable[[], bool] | None = None) -> Iterator[Piece]:
         """The data batches, zero-copy from the mapping."""
         for index, start in enumerate(self._batch_starts):
             batch = self._batch(index)
             yield Piece(int(start), batch.column(0) if conversations else None, batch.column(1) if verifier else None)
+
+
+def converted(source: ResolvedSource, progress: Progress | None, cache_size: int | None) -> Dataset:
+    """The conversion of `source`, opened: converted first when there is none, with its search text."""
+    return Dataset(source, ensure_converted(source, progress, cache_size, partial(_write_search_text, source)))
+
+
+def _write_search_text(source: ResolvedSource, work: Path, progress: Progress | None) -> None:
+    told = None if progress is None else lambda done: progress(done, "the text for search")
+    write(Dataset(source, work), path_of(work), told)

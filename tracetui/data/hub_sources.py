@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .cache import ensure_converted, find_conversion, kept, remote_kept
-from .dataset import Dataset, Storage
+from .cache import find_conversion, kept, remote_kept
+from .dataset import Storage, converted
 from .errors import SourceError, first_line
 from .layout import recall, split_files
 from .sources import DATA_SUFFIXES, HubFiles, Progress, ResolvedSource, SourceSpec
@@ -99,7 +99,7 @@ class HubDataset:
             remote = _open_remote(source, remote_folder, progress, cache_size)
             if remote is not None:
                 return remote
-        return Dataset(source, ensure_converted(source, progress, cache_size))
+        return converted(source, progress, cache_size)
 
 
 class HfPath(HubDataset):

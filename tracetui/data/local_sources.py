@@ -7,8 +7,8 @@ import json
 import os
 from pathlib import Path
 
-from .cache import ensure_converted, find_conversion
-from .dataset import Dataset, Storage
+from .cache import find_conversion
+from .dataset import Storage, converted
 from .errors import SourceError, listed
 from .layout import folder_identity, split_files
 from .sources import DATA_SUFFIXES, Progress, ResolvedSource, SourceSpec
@@ -36,7 +36,7 @@ class LocalFiles:
         return find_conversion(source) is not None
 
     def open(self, source: ResolvedSource, progress: Progress, cache_size: int | None) -> Storage:
-        return Dataset(source, ensure_converted(source, progress, cache_size))
+        return converted(source, progress, cache_size)
 
     def _source(self, spec: SourceSpec, path: Path, files: tuple[Path, ...]) -> ResolvedSource:
         for file in files:

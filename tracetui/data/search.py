@@ -1,13 +1,25 @@
-"""Full-text search over every message (and verifier log) of a session, on the mapped Arrow buffers.
+"""Full-text search over every message (and verifier log) of a session, on mapped Arrow buffers.
 
-RE2 (`pc.match_substring_regex`) scans the flattened contents without copying them, an escaped literal
-being ~10x faster than the plain substring kernel; pyarrow releases the GIL, so jobs run on two threads.
-Consecutive pieces are scanned as one job of about JOB_BYTES of text (one kernel call over their chunks,
-one hand-off): the cost follows the bytes, not the number of row groups (4,240 of 100 rows at 400k). Matching message positions map to rows through the list offsets and rows to trials through
-a row -> trial table, so a message repeated by every nested-prefix episode row marks its trial once.
+A search covers each row's messages new to its trial (a nested-prefix episode row repeats its trial's
+earlier messages) and each trial's shown verifier log, once (`search_text`). For a converted dataset
+they lie contiguously in its search text file: each batch of it (~32 MB) is one job, scanned zero-copy
+by RE2 (`pc.find_substring_regex`, `pc.match_substring_regex`; an escaped literal is ~10x faster than
+the plain substring kernels), which releases the GIL, so jobs run on two threads. A job scans each run
+of one trial's consecutive messages as one string (an RE2 call per run, not per message: a common
+needle stops at the trial's first match), then confirms the message where that first match starts, as
+a match spanning two messages is none. RE2 skips ahead with memchr to a literal's first byte, so what
+it looks for first is a part of the needle that each match holds (the needle without its surrounding
+blanks, a literal from a rare character on, a regex's literal prefix), confirmed whole; only a run
+whose first match is not confirmed is scanned message by message past it. A regex with anchors or word
+boundaries (its matches depend on where a message ends) is scanned message by message. Hits map to
+trials through each message's row, so the cost follows the bytes, not the number of messages or row
+groups.
 
-A dataset read from the hub is scanned as it streams in, row group by row group; while its download
-runs, a search first waits for the local copy (`waiting` reports the download's progress).
+Other datasets (read from the hub, harbor job folders, a cache that cannot be written) are scanned from
+their rows: consecutive pieces of about JOB_BYTES of text as one job, the messages new to each trial
+copied out first (all of a `Piece.fresh`). A dataset read from the hub is scanned as it streams in,
+row group by row group; while its download runs, a search first waits for the local copy (`waiting`
+reports the download's progress).
 """
 
 from __future__ import annotations
@@ -17,6 +29,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -24,6 +37,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .dataset import Piece, Storage
+from .search_text import SearchText, new_messages, offsets, row_maps, shown_logs
 
 if TYPE_CHECKING:
     from .session import Session
@@ -33,6 +47,15 @@ THREADS = 2
 JOB_BYTES = 32 << 20
 """Text scanned by one job: large enough that the per-job work (a kernel call, a future, mapping hits to
 trials) is noise, small enough for steady progress and a bounded read-ahead of a streamed scan."""
+BUILD_SHARE = 0.5
+"""Of a dataset's progress, what writing its search text takes when a search has to (an older cache)."""
+_CONTEXT = re.compile(r"[$^]|\\[bBAzZ]")
+"""What makes a regex's matches depend on the text around them (anchors, word boundaries)."""
+_PLAIN = re.compile(r"[^\\.^$|?*+()\[\]{}]*")
+"""A regex's leading characters that match themselves."""
+_COMMON = frozenset(" \t\netaoinsrhldcumfpgwy.,:;/-_=\"'()")
+"""Characters frequent in text and code: RE2 skips ahead to a literal's first byte with memchr, which
+stops at each of these (`exit code` is found faster from its `x`)."""
 
 
 class SearchCancelled(Exception):
@@ -47,8 +70,7 @@ class SearchResult:
     trials: np.ndarray  # bool mask over session trials: any message or searched verifier log matches
     in_verifier: np.ndarray  # bool mask over session trials: a verifier log matches
     matched_trials: int
-    matched_messages: int  # each message of a rebuilt history (or sub-agent row) counted once
-    bytes_scanned: int
+    bytes_scanned: int  # the text the search covers: every row's messages (repeats too) and logs searched
     seconds: float
 
     def messages_in(self, session: Session, trial: int) -> list[int]:
@@ -66,6 +88,48 @@ class SearchResult:
         return python_regex(self.pattern, self.regex, self.ignore_case)
 
 
+@dataclass(frozen=True, slots=True)
+class _Needle:
+    """What RE2 looks for: `expression` (the whole needle), found by looking for `rough` first."""
+
+    expression: str
+    rough: str  # each match of `expression` holds one of `rough`, which RE2 finds faster (see above)
+    ignore_case: bool
+    runs: bool  # a run of messages may be scanned as one string (no anchors or word boundaries)
+
+    def matches(self, array: pa.Array | pa.ChunkedArray) -> np.ndarray:
+        """Positions of the strings of `array` that match."""
+        rough = _hits(pc.match_substring_regex(array, self.rough, ignore_case=self.ignore_case))
+        if self.rough == self.expression or not len(rough):
+            return rough
+        exact = pc.match_substring_regex(_take(array, rough), self.expression, ignore_case=self.ignore_case)
+        return rough[_hits(exact)]
+
+    def owners(self, text: pa.Array, owners: np.ndarray, runs: bool) -> np.ndarray:
+        """The owners (one per string of `text`) of the strings that match; with `runs`, each run of one
+        owner's strings is scanned as one string, then the string where its first match starts is
+        confirmed (`runs`: the strings are messages, of which a match may span two)."""
+        if not (runs and self.runs):
+            return owners[self.matches(text)]
+        bounds = offsets(text)
+        starts = np.flatnonzero(np.concatenate([[True], owners[1:] != owners[:-1]])) if len(owners) else owners
+        ends = np.append(starts[1:], len(owners))
+        run_bounds = pa.py_buffer(np.ascontiguousarray(bounds[np.append(starts, len(owners))]))
+        joined = pa.StringArray.from_buffers(len(starts), run_bounds, text.buffers()[2])  # no copy
+        at = pc.find_substring_regex(joined, self.rough, ignore_case=self.ignore_case).to_numpy()
+        hit = np.flatnonzero(at >= 0)
+        where = bounds[starts[hit]].astype(np.int64) + at[hit]
+        first = np.clip(np.searchsorted(bounds, where, side="right") - 1, starts[hit], ends[hit] - 1)
+        whole = pc.match_substring_regex(text.take(pa.array(first)), self.expression, ignore_case=self.ignore_case)
+        confirmed = whole.to_numpy(zero_copy_only=False)
+        # a first match spanning messages (or, of `rough`, not the whole needle's): the run's later messages
+        begin, end = first[~confirmed] + 1, ends[hit[~confirmed]]
+        counts = end - begin
+        later = np.repeat(begin - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+        found = later[self.matches(text.take(pa.array(later)))] if len(later) else later
+        return np.concatenate([owners[first[confirmed]], owners[found]])
+
+
 def search(
     session: Session,
     pattern: str,
@@ -81,7 +145,8 @@ def search(
 
     Raises ValueError with a one-line message for an empty or invalid pattern (RE2 and Python `re` must
     both accept a regex: the scan uses RE2, `messages_in` uses `re`), and SearchCancelled. While a
-    download runs, waits for it first, calling `waiting(fraction downloaded)`.
+    download runs, waits for it first, calling `waiting(fraction downloaded)`. A converted dataset
+    without its search text (an older cache) has it written first.
     """
     began = time.perf_counter()
     python_regex(pattern, regex, ignore_case)
@@ -91,20 +156,9 @@ def search(
     except pa.ArrowInvalid as exc:
         reason = str(exc).removeprefix("Invalid regular expression: ")
         raise ValueError(f"invalid regex {pattern!r}: {reason}") from None
-
-    core = pattern.strip() if not regex else ""
-    prefilter = re.escape(core) if core and core != pattern else None
-
-    def scan(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
-        if prefilter is None:
-            return _hits(pc.match_substring_regex(array, expression, ignore_case=ignore_case))
-        # RE2 skips ahead with memchr on a literal's first byte: a leading blank is everywhere, so scan
-        # for the trimmed needle, then confirm the whole one on those messages only
-        rough = _hits(pc.match_substring_regex(array, prefilter, ignore_case=ignore_case))
-        if not len(rough):
-            return rough
-        exact = pc.match_substring_regex(_take(array, rough), expression, ignore_case=ignore_case)
-        return rough[_hits(exact)]
+    core = _literal_prefix(pattern) if regex else pattern.strip()
+    rough = re.escape(_from_rare(core)) if core else expression
+    needle = _Needle(expression, rough, ignore_case, not regex or not _CONTEXT.search(pattern))
 
     stop = cancelled or (lambda: False)
     if not session.wait_for_download(waiting, stop):
@@ -112,42 +166,59 @@ def search(
     count = len(session.trials)
     trials = np.zeros(count, dtype=bool)
     in_verifier = np.zeros(count, dtype=bool)
-    messages = scanned = 0
+    scanned = 0
     done = 0.0  # of the pieces
     total = sum(ds.pieces() for ds in session.datasets)
     pool = ThreadPoolExecutor(THREADS, thread_name_prefix="tracetui-search")
-    running: dict[Future[tuple[np.ndarray, int]], _Job] = {}
+    running: dict[Future[np.ndarray], _Done] = {}
 
-    def collect(finished: Iterable[Future[tuple[np.ndarray, int]]]) -> None:
-        nonlocal messages, scanned, done
+    def report(fraction: float) -> None:
+        if progress is not None:
+            progress(fraction / total if total else 1.0)
+
+    def collect(finished: Iterable[Future[np.ndarray]]) -> None:
+        nonlocal scanned, done
         for future in finished:
             if stop():
                 raise SearchCancelled
             job = running.pop(future)
-            hit_trials, hit_messages = future.result()
+            hit_trials = np.unique(future.result())
+            hit_trials = hit_trials[hit_trials >= 0]
             trials[hit_trials] = True
             if job.verifier:
                 in_verifier[hit_trials] = True
-            messages += hit_messages
             scanned += job.bytes
             done += job.share
-            if progress is not None:
-                progress(done / total if total else 1.0)
+            report(done)
+
+    def submit(work: Callable[[], np.ndarray], job: _Done) -> None:
+        running[pool.submit(work)] = job
+        while len(running) > 2 * THREADS:  # bounded read-ahead: a remote scan streams
+            collect(wait(running, return_when=FIRST_COMPLETED).done)
 
     try:
         for index, ds in enumerate(session.datasets):
-            owner, first_new = _row_maps(session, index, ds.message_counts)
-            shown = _shown_logs(session, index, ds) if verifier else None
+            owner, first_new = row_maps(session.trials, ds.message_counts, index)
+            text, left = _search_text(ds, report, done, stop)
+            if text is not None:
+                batches = [(batch, False) for batch in text.messages]
+                batches += [(batch, True) for batch in text.logs] if verifier else []
+                share = left / max(len(batches), 1)
+                done += ds.pieces() - share * len(batches)
+                scanned += _covered(ds, verifier)
+                for batch, logs in batches:
+                    owners = owner[batch.column(1).to_numpy()]
+                    submit(partial(needle.owners, batch.column(0), owners, not logs), _Done(logs, 0, share))
+                continue
+            shown = shown_logs(session.trials, index, ds) if verifier else None
             for pieces in _runs(ds.scan(conversations=True, verifier=verifier, cancelled=stop)):
                 if stop():
                     raise SearchCancelled
-                for job in _jobs(pieces, scan, owner, first_new, shown):
-                    running[pool.submit(job.run)] = job
-                while len(running) > 2 * THREADS:  # bounded read-ahead: a remote scan streams
-                    collect(wait(running, return_when=FIRST_COMPLETED).done)
+                for job in _jobs(pieces, needle, owner, first_new, shown):
+                    submit(job.run, job.done)
         while running:
             collect(wait(running, return_when=FIRST_COMPLETED).done)
-    except InterruptedError:  # a remote scan stopped between row groups
+    except InterruptedError:  # a remote scan stopped between row groups, or a search text's writing
         raise SearchCancelled from None
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
@@ -158,7 +229,6 @@ def search(
         trials=trials,
         in_verifier=in_verifier,
         matched_trials=int(trials.sum()),
-        matched_messages=messages,
         bytes_scanned=scanned,
         seconds=time.perf_counter() - began,
     )
@@ -181,49 +251,38 @@ def python_regex(pattern: str, regex: bool, ignore_case: bool) -> re.Pattern[str
 
 
 @dataclass(frozen=True, slots=True)
-class _Job:
-    """Consecutive rows' message contents or verifier logs, with what maps their hits to trials."""
+class _Done:
+    """What a finished job adds: whether its hits are verifier logs, the bytes it covers, its share of
+    the pieces (for progress)."""
 
-    scan: Callable[[pa.Array], np.ndarray]
+    verifier: bool
+    bytes: int
+    share: float
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """Consecutive rows' message contents or verifier logs of a dataset scanned from its rows."""
+
+    needle: _Needle
     array: pa.Array | pa.ChunkedArray
     start: int  # dataset row of the first row
     owner: np.ndarray  # dataset row -> session trial (-1: none)
-    offsets: np.ndarray | None  # each row's first message in `array`, and the end (None: one log per row)
-    first_new: np.ndarray | None  # dataset row -> its first message not already in an earlier row
-    verifier: bool
-    bytes: int
-    share: float  # of the pieces, for progress
-    fresh: bool = False  # the rows hold only the messages new to their trials (Piece.fresh)
-    logs: np.ndarray | None = None  # the logs to scan (positions in `array`; None: all)
+    bounds: np.ndarray | None  # each row's first message in `array`, and the end (None: one log per row)
+    first_new: np.ndarray | None  # dataset row -> its first message new to its trial (None: all are)
+    logs: np.ndarray | None  # the logs to scan (positions in `array`; None: all)
+    done: _Done
 
-    def run(self) -> tuple[np.ndarray, int]:
-        """(matching trials, matching messages counted once per history)."""
-        positions = self.logs if self.offsets is None else self._new_messages()
-        found = self.scan(self.array if positions is None else _take(self.array, positions))
-        hits = found if positions is None else positions[found]
-        if self.offsets is None:
-            rows = self.start + hits
+    def run(self) -> np.ndarray:
+        """The trials of the matching messages or logs (-1: a row no trial owns)."""
+        if self.bounds is None:
+            positions = self.logs if self.logs is not None else np.arange(len(self.array))
+            rows = self.start + positions
         else:
-            rows = self.start + np.searchsorted(self.offsets, hits, side="right") - 1
-        owners = self.owner[rows]
-        owned = owners >= 0
-        return np.unique(owners[owned]), 0 if self.offsets is None else int(np.count_nonzero(owned))
-
-    def _new_messages(self) -> np.ndarray | None:
-        """Positions of the messages to scan: those new to their trial in their row. The others repeat an
-        earlier row of the same trial (a nested-prefix episode row holds every message before it), whose
-        hits already marked the trial; messages of rows no trial owns count nowhere. None: all of them."""
-        if self.fresh:
-            return None
-        assert self.offsets is not None and self.first_new is not None  # messages, not logs
-        rows = np.arange(self.start, self.start + len(self.offsets) - 1)
-        begin, end = self.offsets[:-1], self.offsets[1:]
-        first = np.where(self.owner[rows] >= 0, np.minimum(begin + self.first_new[rows], end), end)
-        counts = end - first
-        total = int(counts.sum())
-        if not len(begin) or total == int(end[-1] - begin[0]):
-            return None
-        return np.repeat(first - np.cumsum(counts) + counts, counts) + np.arange(total)
+            positions, rows = new_messages(self.start, self.bounds, self.owner, self.first_new)
+        every = len(positions) == len(self.array)
+        found = self.needle.matches(self.array if every else _take(self.array, positions))
+        return self.owner[rows[found]]
 
 
 def _runs(pieces: Iterator[Piece]) -> Iterator[list[Piece]]:
@@ -256,9 +315,9 @@ def _piece_bytes(piece: Piece) -> int:
     """The piece's text bytes, from the offsets alone."""
     total = 0
     if piece.conversations is not None and len(piece.conversations):
-        offsets = _offsets(piece.conversations)
+        bounds = offsets(piece.conversations)
         content = piece.conversations.values.field("content")
-        total += _span(content, int(offsets[0]), int(offsets[-1]))
+        total += _span(content, int(bounds[0]), int(bounds[-1]))
     if piece.verifier is not None and len(piece.verifier):
         total += _span(piece.verifier, 0, len(piece.verifier))
     return total
@@ -268,98 +327,84 @@ def _span(strings: pa.Array, first: int, end: int) -> int:
     """Bytes of strings [first, end) of a string or binary array, from its offsets buffer."""
     if end <= first:
         return 0
-    offsets = _offsets(strings)
-    return int(offsets[end] - offsets[first])
-
-
-def _offsets(array: pa.Array) -> np.ndarray:
-    """The offsets of a list, string or binary array, from its buffer (no copy, no pyarrow scalars)."""
-    kind = array.type
-    wide = pa.types.is_large_list(kind) or pa.types.is_large_string(kind) or pa.types.is_large_binary(kind)
-    offsets = np.frombuffer(array.buffers()[1], dtype=np.int64 if wide else np.int32)
-    return offsets[array.offset : array.offset + len(array) + 1]
+    bounds = offsets(strings)
+    return int(bounds[end] - bounds[first])
 
 
 def _jobs(
     pieces: list[Piece],
-    scan: Callable[[pa.Array], np.ndarray],
+    needle: _Needle,
     owner: np.ndarray,
     first_new: np.ndarray,
     shown: np.ndarray | None = None,
 ) -> list[_Job]:
     """A job for the run's message contents and one for its verifier logs (when searched): of the logs,
     only the rows `shown` marks (None: all)."""
-    contents, offsets, base = [], [], 0
+    contents, bounds, base = [], [], 0
     for piece in pieces:
         conversation = piece.conversations
         assert conversation is not None  # the search asks for them
-        mine = _offsets(conversation).astype(np.int64)
+        mine = offsets(conversation).astype(np.int64)
         contents.append(conversation.values.field("content").slice(mine[0], mine[-1] - mine[0]))
-        offsets.append(mine[:-1] - mine[0] + base)
+        bounds.append(mine[:-1] - mine[0] + base)
         base += int(mine[-1] - mine[0])
-    offsets.append(np.asarray([base], dtype=np.int64))
+    bounds.append(np.asarray([base], dtype=np.int64))
     content = pa.chunked_array(contents, type=contents[0].type)
-    start, fresh = pieces[0].start, pieces[0].fresh
+    start = pieces[0].start
+    new = None if pieces[0].fresh else first_new
     logs = [piece.verifier for piece in pieces if piece.verifier is not None]
     share = len(pieces) * (0.5 if logs else 1.0)
-    jobs = [
-        _Job(scan, content, start, owner, np.concatenate(offsets), first_new, False, _text_bytes(content), share, fresh)
-    ]
+    done = _Done(False, _text_bytes(content), share)
+    jobs = [_Job(needle, content, start, owner, np.concatenate(bounds), new, None, done)]
     if logs:
         verifier = pa.chunked_array(logs, type=logs[0].type)
         keep = None if shown is None else np.flatnonzero(shown[start : start + len(verifier)])
-        jobs.append(_Job(scan, verifier, start, owner, None, None, True, _text_bytes(verifier), share, logs=keep))
+        jobs.append(_Job(needle, verifier, start, owner, None, None, keep, _Done(True, _text_bytes(verifier), share)))
     return jobs
 
 
-def _shown_logs(session: Session, index: int, ds: Storage) -> np.ndarray | None:
-    """Over dataset `index`'s rows: the row whose verifier log each trial shows (`Session.verifier_output`:
-    its last main row with a log). Every episode row of a trial carries its log again; scanning the shown
-    one finds what the verifier pane shows, once. None for a streamed (remote) dataset: all its rows."""
-    if not ds.local:
-        return None
-    has_log = np.zeros(ds.num_rows, dtype=bool)
-    for piece in ds.scan(conversations=False, verifier=True):
-        assert piece.verifier is not None  # asked for
-        has_log[piece.start : piece.start + len(piece.verifier)] = pc.is_valid(piece.verifier).to_numpy(
-            zero_copy_only=False
-        )
-    t = session.trials
-    trials = np.repeat(np.arange(len(t)), np.diff(t.main_offsets))
-    mine = t.dataset[trials] == index
-    rows, trials = t.main_rows[mine], trials[mine]
-    rows, trials = rows[has_log[rows]], trials[has_log[rows]]
-    last = np.ones(len(rows), dtype=bool)
-    last[:-1] = trials[1:] != trials[:-1]
-    shown = np.zeros(ds.num_rows, dtype=bool)
-    shown[rows[last]] = True
-    return shown
+def _search_text(
+    ds: Storage, report: Callable[[float], None], done: float, stop: Callable[[], bool]
+) -> tuple[SearchText | None, float]:
+    """`ds.search_text()`, and what is left of the dataset's share of the progress (`ds.pieces()`) for
+    scanning it: half when the search writes it first (`report(done + pieces written)` meanwhile)."""
+    weight = ds.pieces()
+    built = False
+
+    def building(fraction: float) -> None:
+        nonlocal built
+        built = True
+        report(done + BUILD_SHARE * weight * fraction)
+
+    return ds.search_text(building, stop), weight * (1 - BUILD_SHARE if built else 1.0)
 
 
-def _row_maps(session: Session, index: int, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For dataset `index`: each row's trial, and the first message of each row that is new to its trial.
+def _literal_prefix(pattern: str) -> str:
+    """Characters each match of the regex `pattern` begins with ("" when unsure: an alternation, a flag
+    group, an escape or a quantifier at the start)."""
+    if "|" in pattern:
+        return ""
+    plain = _PLAIN.match(pattern)
+    prefix = plain.group() if plain else ""
+    quantified = pattern[len(prefix) : len(prefix) + 1] in ("?", "*", "{")
+    return prefix[:-1] if quantified else prefix
 
-    A longer main row extends the previous one (messages before its count are repeats); a row that is not
-    longer restarts after a summarization and repeats only the first prompt, as in `trials.group_rows`.
-    """
-    t = session.trials
-    everyone = np.arange(len(t))
-    owner = np.full(len(counts), -1, dtype=np.int64)
-    first_new = np.zeros(len(counts), dtype=np.int64)
-    main_owner = np.repeat(everyone, np.diff(t.main_offsets))
-    sub_owner = np.repeat(everyone, np.diff(t.sub_offsets))
-    mine = t.dataset[main_owner] == index
-    rows, trial = t.main_rows[mine], main_owner[mine]
-    owner[rows] = trial
-    if len(rows):
-        sizes = counts[rows]
-        previous = np.roll(sizes, 1)
-        first = np.ones(len(rows), dtype=bool)
-        first[1:] = trial[1:] != trial[:-1]
-        first_new[rows] = np.where(first, 0, np.where(sizes > previous, previous, 1))
-    mine = t.dataset[sub_owner] == index
-    owner[t.sub_rows[mine]] = sub_owner[mine]
-    return owner, first_new
+
+def _from_rare(literal: str) -> str:
+    """The end of `literal` from its first rare character (with three more after it), when it begins with a
+    frequent one: what each occurrence of `literal` holds, and RE2 finds faster."""
+    if literal[:1] in _COMMON:
+        for start in range(1, len(literal) - 3):
+            if literal[start] not in _COMMON:
+                return literal[start:]
+    return literal
+
+
+def _covered(ds: Storage, verifier: bool) -> int:
+    """The text a search of a converted dataset covers, from its metadata: every row's messages (the
+    repeated ones too), and its verifier logs when `verifier`."""
+    names = ("n_bytes", "verifier_bytes") if verifier else ("n_bytes",)
+    return sum(int(pc.sum(ds.meta.column(name)).as_py() or 0) for name in names)
 
 
 def _take(array: pa.Array | pa.ChunkedArray, positions: np.ndarray) -> pa.Array | pa.ChunkedArray:
