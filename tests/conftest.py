@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import shutil
 from pathlib import Path
 
 import pyarrow as pa
@@ -14,10 +15,7 @@ import pytest
 GOLDEN = Path(__file__).parent / "fixtures" / "harbor-golden"
 
 
-@pytest.fixture(autouse=True)
-def isolated_dirs(tmp_path_factory, monkeypatch):
-    """No test reads or writes the user's real cache, config or data dirs, or the network."""
-    base = tmp_path_factory.mktemp("xdg")
+def _isolate(monkeypatch: pytest.MonkeyPatch, base: Path) -> None:
     monkeypatch.setenv("TRACETUI_CACHE_DIR", str(base / "cache"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(base / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(base / "data"))
@@ -26,7 +24,27 @@ def isolated_dirs(tmp_path_factory, monkeypatch):
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    return base
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_session(tmp_path_factory):
+    """What module-scoped fixtures write (a dataset they open converts into the cache) goes to dirs of the
+    session's own too: set up before them, never the user's."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _isolate(monkeypatch, tmp_path_factory.mktemp("session-xdg"))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def isolated_dirs(tmp_path_factory, monkeypatch):
+    """No test reads or writes the user's real cache, config or data dirs, or the network. Each test's dirs
+    empty when it ends (a conversion is tens of MB, and a thousand of them filled CI's disk); the dir itself
+    stays, so that no later test is given its name and finds what the process remembers of it."""
+    base = tmp_path_factory.mktemp("xdg")
+    _isolate(monkeypatch, base)
+    yield base
+    for entry in base.iterdir():
+        shutil.rmtree(entry, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

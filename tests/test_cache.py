@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -142,8 +141,8 @@ def larger(tmp_path_factory) -> Path:
 
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(delay=st.floats(min_value=0.0, max_value=0.4))  # converting it takes ~0.3 s
-def test_a_conversion_killed_at_any_point_leaves_nothing_in_the_way(delay, larger, monkeypatch):
-    monkeypatch.setenv("TRACETUI_CACHE_DIR", tempfile.mkdtemp(prefix="killed-"))
+def test_a_conversion_killed_at_any_point_leaves_nothing_in_the_way(delay, larger, monkeypatch, tmp_path_factory):
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path_factory.mktemp("killed")))
     child = subprocess.Popen(
         [sys.executable, "-c", CONVERT, str(larger)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
     )
