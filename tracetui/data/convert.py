@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 import orjson
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..trace.harness import HANDOFF_PROMPT
+from .compute import pc
 from .errors import SourceError, first_line
 from .files import READ_ERRORS, arrow_batches, arrow_reader, json_rows
 from .utf8 import valid_utf8

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow.compute as pc
 
 from ..paths import cache_dir
+from .compute import pc
 from .dataset import Storage
 from .hub import Cancelled, download
 from .remote import RemoteDataset

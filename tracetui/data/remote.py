@@ -24,12 +24,12 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..paths import write_atomically
 from .cache import read_kept
 from .cache_folders import kept_or_made, release, remove
+from .compute import pc
 from .convert import CONVERSATION_COLUMNS, META_COLUMNS, data_batch, meta_batch, write_meta
 from .dataset import NotFetched, Piece, Storage
 from .errors import SourceError, Unreachable

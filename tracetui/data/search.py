@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from .compute import pc
 from .dataset import Piece, Storage
 from .search_text import SearchText, new_messages, offsets, row_maps, shown_logs
 

@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..paths import write_atomically
 from . import trial_groups
 from .cache import read_kept
+from .compute import pc
 
 if TYPE_CHECKING:
     from .dataset import Storage

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..trace.outcome import (  # noqa: F401 (the data layer's names)
     ERROR,
@@ -31,6 +30,7 @@ from ..trace.outcome import (  # noqa: F401 (the data layer's names)
     UNKNOWN,
     outcome_of,
 )
+from .compute import pc
 from .utf8 import python_values
 
 if TYPE_CHECKING:  # the storages import this module: a type here, not an import at run time

@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
+
+from .compute import pc
 
 _LEAF = 32
 """Below this many values, halving stops and each value is checked in Python."""
