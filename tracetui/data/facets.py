@@ -194,8 +194,10 @@ class FacetIndex:
         has_main = np.diff(trials.main_offsets) > 0
         trial_index = np.concatenate([np.nonzero(has_main)[0], owners])
         codes = np.concatenate([np.full(int(has_main.sum()), main), trials.sub_sources])
-        pairs = np.unique(np.stack([trial_index, codes]), axis=1) if len(codes) else np.zeros((2, 0), np.int64)
-        return MultiFacet("trace_source", "Trace source", labels, pairs[0], pairs[1])
+        # distinct (trial, kind) pairs by a sort of one key: np.unique imports numpy.ma (~25 ms at start)
+        key = np.sort(trial_index.astype(np.int64) * len(labels) + codes)
+        key = key[np.concatenate([[True], key[1:] != key[:-1]])] if len(key) else key
+        return MultiFacet("trace_source", "Trace source", labels, key // len(labels), key % len(labels))
 
     def text_mask(self, text: str) -> np.ndarray | None:
         """Trials whose task or trial name contains `text` (case-insensitive); None when no text."""

@@ -123,7 +123,8 @@ def task_health(session: Session, verifiers: VerifierIndex | None = None) -> Tas
     models = len(t.labels["model"]) + 1
     pair = tasks * models + (t.codes["model"].astype(np.int64) + 1)
     flaky = np.zeros(count, bool)
-    flaky[np.intersect1d(pair[has_task & (outcome == PASS)], pair[failing]) // models] = True
+    failed = pair[failing]
+    flaky[failed[np.isin(failed, pair[has_task & (outcome == PASS)])] // models] = True  # (intersect1d: numpy.ma)
 
     tagged = {
         "never-passed": (graded > 0) & (passed == 0),
