@@ -166,14 +166,17 @@ class TraceApp(App):
         self.keys.done(marker)
 
     def on_mount(self) -> None:
-        """A session opened before the app ran shows once the app's own mount is over: a screen pushed
-        during it is composed and rendered inside Textual's batch of the app's start, whose frame is
-        never written, so the terminal got the first screen only with a second render, after the
-        callbacks that wait for the first frame (~50 ms later)."""
         logging.getLogger("tracetui").addHandler(self._notices)
         self.user_keymap = apply_user_keymap(self)
+        self.call_later(self._first_screen)
+
+    def _first_screen(self) -> None:
+        """The triage screen of a session opened before the app ran, else the loading screen. Pushed once
+        the app's own mount is over: a screen pushed during it is composed and rendered inside Textual's
+        batch of the app's start, whose frame is never written, so the terminal got the first screen
+        only from a second render, after the callbacks that wait for the first frame (~50 ms later)."""
         if self.session is not None:
-            self.call_later(self._loaded, self.session)
+            self._loaded(self.session)
             return
         title = ", ".join(s.dataset_id for s in self.sources)
         if any(s.hub_files is not None and not s.downloaded for s in self.sources):
