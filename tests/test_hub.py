@@ -273,6 +273,16 @@ def test_an_unreachable_hub_fails_over_quickly(kind, monkeypatch, tmp_path, demo
     assert elapsed < 12
 
 
+def test_a_hub_that_says_no_is_one_line_saying_why(demo, serve):
+    """The listing goes on connections of our own; an answer that is an error is asked again through
+    huggingface_hub's session, whose errors say why."""
+    serve({REPO: demo})
+    with pytest.raises(SourceError, match=r"^org/missing: no such dataset on the hub"):
+        prepare([SourceSpec("org/missing")], progressive=True)
+    with pytest.raises(SourceError, match=r"^org/traces: no revision 'v9'"):
+        prepare([SourceSpec(REPO, revision="v9")], progressive=True)
+
+
 def test_offline_mode_sends_nothing(demo, serve, monkeypatch):
     from huggingface_hub import constants
 

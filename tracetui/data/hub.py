@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..paths import cache_dir, write_atomically
 from .errors import SourceError, Unreachable, first_line
-from .hub_reads import get_file
+from .hub_reads import file_url, get_file, hub_get
 from .sources import HubFiles
 from .threads import detached, parallel
 
@@ -121,17 +121,17 @@ def _listing(repo_id: str, revision: str | None) -> tuple[str, dict[str, int]]:
     """
     from urllib.parse import quote
 
+    import orjson
     from huggingface_hub import constants
-    from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
 
     # HfApi().dataset_info(files_metadata=True)'s request, without importing hf_api (~45 ms on a first open)
     url = f"{constants.ENDPOINT}/api/datasets/{repo_id}"
     if revision is not None:
         url += f"/revision/{quote(revision, safe='')}"
     try:
-        response = get_session().get(url, headers=build_hf_headers(), timeout=FAILOVER_SECONDS, params={"blobs": True})
-        hf_raise_for_status(response)
-        info = response.json()
+        answer = hub_get(f"{url}?blobs=true", FAILOVER_SECONDS)
+        assert answer is not None  # a missing repo is an error
+        info = orjson.loads(answer[1])
         commit, siblings = info.get("sha"), info.get("siblings") or ()
         sizes = {s["rfilename"]: int(s.get("size") or 0) for s in siblings}
     except Exception as exc:
@@ -159,11 +159,8 @@ def _key(*parts: str) -> str:
 def _card(repo_id: str, revision: str | None) -> tuple[str, bytes] | None:
     """(commit, text) of the dataset card at `revision`, in one GET; None when there is none or the hub
     does not give it (the listing's request says why)."""
-    from huggingface_hub import hf_hub_url
-
-    url = hf_hub_url(repo_id, "README.md", repo_type="dataset", revision=revision or "main")
     try:
-        return get_file(url, FAILOVER_SECONDS)
+        return get_file(file_url(repo_id, "README.md", revision or "main"), FAILOVER_SECONDS)
     except Exception:
         return None
 
@@ -187,9 +184,9 @@ def _explain(repo_id: str, revision: str | None, exc: Exception) -> Exception:
 def snapshot_folder(repo_id: str, commit: str) -> Path:
     """Where huggingface_hub keeps the files of `repo_id` at `commit` (they may not be there yet)."""
     from huggingface_hub import constants
-    from huggingface_hub.file_download import repo_folder_name
 
-    return Path(constants.HF_HUB_CACHE) / repo_folder_name(repo_id=repo_id, repo_type="dataset") / "snapshots" / commit
+    folder = constants.REPO_ID_SEPARATOR.join(["datasets", *repo_id.split("/")])  # file_download.repo_folder_name
+    return Path(constants.HF_HUB_CACHE) / folder / "snapshots" / commit
 
 
 def _cached_snapshot(repo_id: str, revision: str | None) -> Path | None:

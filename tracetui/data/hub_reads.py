@@ -22,11 +22,11 @@ import statistics
 import threading
 import time
 import urllib.request
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TypeVar, cast
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -146,33 +146,42 @@ class Connections:
         self._tls: ssl.SSLContext | None = None
 
     def get(self, url: str, headers: dict[str, str]) -> bytes:
+        """The body of a GET that succeeded; HTTPStatus for any other answer."""
+        status, _, body = self.answer(url, headers)
+        if status >= 300:
+            raise HTTPStatus(status, f"{status} from the hub for {url}")
+        return body
+
+    def answer(
+        self, url: str, headers: dict[str, str], timeout: float = READ_TIMEOUT
+    ) -> tuple[int, Mapping[str, str], bytes]:
+        """(status, headers (named in lower case), body) of a GET, redirects followed."""
         for _ in range(self.REDIRECTS + 1):
             parts = urlsplit(url)
             origin = (parts.scheme, parts.hostname or "", parts.port)
-            status, location, body = self._request(
-                origin, parts.path + (f"?{parts.query}" if parts.query else ""), headers
-            )
+            path = parts.path + (f"?{parts.query}" if parts.query else "")
+            status, location, answered, body = self._request(origin, path, headers, timeout)
             if location is None:
-                if status >= 300:
-                    raise HTTPStatus(status, f"{status} from the hub for {url}")
-                return body
+                return status, answered, body
             url = urljoin(url, location)
             if urlsplit(url).netloc != parts.netloc:  # a CDN: the hub's token is not for it
                 headers = {k: v for k, v in headers.items() if k.lower() != "authorization"}
         raise HTTPStatus(310, f"too many redirects from {url}")
 
     def _request(
-        self, origin: tuple[str, str, int | None], path: str, headers: dict[str, str]
-    ) -> tuple[int, str | None, bytes]:
-        """(status, the redirect's location or None, body); a kept connection the server has closed
-        since is replaced at once."""
+        self, origin: tuple[str, str, int | None], path: str, headers: dict[str, str], timeout: float
+    ) -> tuple[int, str | None, Mapping[str, str], bytes]:
+        """(status, the redirect's location or None, headers, body); a kept connection the server has
+        closed since is replaced at once."""
         with self._lock:
             idle = self._idle.setdefault(origin, [])
             connection = idle.pop() if idle else None
         reused = connection is not None
         while True:
             if connection is None:
-                connection = self._connect(origin)
+                connection = self._connect(origin, timeout)
+            elif connection.sock is not None:
+                connection.sock.settimeout(timeout)
             try:
                 connection.request("GET", path, headers=headers)
                 response = connection.getresponse()
@@ -197,30 +206,60 @@ class Connections:
             if connection is not None:
                 connection.close()
         redirect = response.status in (301, 302, 303, 307, 308)
-        return response.status, response.getheader("Location") if redirect else None, body
+        answered = {name.lower(): value for name, value in response.getheaders()}
+        return response.status, answered.get("location") if redirect else None, answered, body
 
-    def _connect(self, origin: tuple[str, str, int | None]) -> http.client.HTTPConnection:
+    def _connect(self, origin: tuple[str, str, int | None], timeout: float) -> http.client.HTTPConnection:
         scheme, host, port = origin
         if scheme == "http":
-            return http.client.HTTPConnection(host, port, timeout=READ_TIMEOUT)
+            return http.client.HTTPConnection(host, port, timeout=timeout)
         if self._tls is None:
             self._tls = tls_context()
-        return http.client.HTTPSConnection(host, port, timeout=READ_TIMEOUT, context=self._tls)
+        return http.client.HTTPSConnection(host, port, timeout=timeout, context=self._tls)
 
 
 CONNECTIONS = Connections()
 
 
+def hub_get(url: str, timeout: float, missing_ok: bool = False) -> tuple[Mapping[str, str], bytes] | None:
+    """(headers, looked up in lower case, body) of a GET of the hub's API or of a small file, in one request without retries; None
+    for a file the hub does not have when `missing_ok`. On our own connections, like the range reads: no
+    HTTP client to build and none of huggingface_hub's download code to import (~0.2 s of a thread that
+    the listing waited on, on the way to a hub dataset's first screen). Through huggingface_hub's
+    session when a proxy is set, and for an answer that is an error, which it turns into the error that
+    says why (gated, no such repo or revision...)."""
+    if not _proxied():
+        status, headers, body = CONNECTIONS.answer(url, _hub_headers(), timeout)
+        if status < 300:
+            return headers, body
+        if status == 404 and missing_ok:
+            return None
+    from huggingface_hub.utils import get_session, hf_raise_for_status
+
+    response = get_session().get(url, headers=_hub_headers(), timeout=timeout)
+    if response.status_code == 404 and missing_ok:
+        return None
+    hf_raise_for_status(response)
+    return response.headers, response.content
+
+
 def get_file(url: str, timeout: float) -> tuple[str, bytes] | None:
     """(the commit the hub served it from, the bytes) of a small file, in one request, without retries;
     None when the hub has no such file."""
-    from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+    answer = hub_get(url, timeout, missing_ok=True)
+    return None if answer is None else (answer[0].get("x-repo-commit") or "", answer[1])
 
-    response = get_session().get(url, headers=build_hf_headers(), timeout=timeout)
-    if response.status_code == 404:
-        return None
-    hf_raise_for_status(response)
-    return response.headers.get("X-Repo-Commit", ""), response.content
+
+def file_url(repo_id: str, path: str, revision: str) -> str:
+    """Where the hub serves file `path` of dataset `repo_id` at `revision`: huggingface_hub's `hf_hub_url`,
+    whose module (its downloads) takes ~0.1 s to import."""
+    from huggingface_hub import constants
+
+    return constants.HUGGINGFACE_CO_URL_TEMPLATE.format(
+        repo_id=constants.REPO_TYPES_URL_PREFIXES["dataset"] + repo_id,
+        revision=quote(revision, safe=""),
+        filename=quote(path),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,10 +404,7 @@ def decode(
 
 def hub_file(hub: HubFiles, number: int) -> HubFile:
     """File `number` of `hub`, to read by ranges."""
-    from huggingface_hub import hf_hub_url
-
-    url = hf_hub_url(hub.repo_id, hub.paths[number], repo_type="dataset", revision=hub.commit)
-    return HubFile(url, hub.sizes[number])
+    return HubFile(file_url(hub.repo_id, hub.paths[number], hub.commit), hub.sizes[number])
 
 
 def footer_bytes(file: HubFile, read: int = FOOTER_READ) -> tuple[bytes, bytes]:
