@@ -1,10 +1,11 @@
 """Interaction latency in-process with Pilot (a child process of bench/run.py; prints one `BENCH` line).
 
-    python -m bench.interact DATA [--toggles 30] [--switches 30] [--largest 10]
+    python -m bench.interact DATA [--toggles 30] [--switches 30] [--largest 10] [--searches 3]
 
 Measured once the app has settled: its background work done, the verifier and findings indexes in (see
 `probes.settled`). Each figure runs from the call that starts the interaction to the next frame in which the widget that shows its result was repainted (see frames.py):
-facet toggle -> trial list; trial switch -> conversation; page down -> conversation. Trial switches drop
+facet toggle -> trial list; trial switch -> conversation; page down -> conversation; a search of every
+trial (`s`, then the query) -> the conversation of its first trial, at its first match. Trial switches drop
 the session's history LRU first, so each one rebuilds the history from the mapped rows as a first visit
 does. Beside the times, the work counted per toggle and per switch to the largest trial (`Drawn`):
 layouts of the screen and lines drawn per pane, which the machine's load does not change.
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .probes import SIZE, report
+from .probes import COMMON_NEEDLE, SIZE, report
 
 PAGE_LIMIT = 5000
 
@@ -169,7 +170,34 @@ async def scroll(screen, watcher) -> list[float]:
     return times
 
 
-async def measure(data: Path, toggle_count: int, switch_count: int, largest_count: int) -> dict:
+SEARCHES = {"literal, common": COMMON_NEEDLE, "regex": r"/exit code \d+/"}
+"""Queries as typed at `s` (search_speed.NEEDLES's that match some trial)."""
+
+
+async def searches(screen, watcher, count: int) -> dict[str, list[float]]:
+    """Each query searched `count` times, as Enter at the `s` prompt starts it, to the first frame that
+    shows the conversation of the first trial it matched; cleared between runs."""
+    from tracetui.ui.widgets.conversation import ConversationView
+
+    out: dict[str, list[float]] = {}
+    for name, query in SEARCHES.items():
+        out[name] = []
+        for _ in range(count):
+            await asyncio.sleep(0.05)
+            began = time.perf_counter()
+            screen.search.start(query)
+            painted = await watcher.next_paint(
+                ConversationView,
+                after=began,
+                timeout=60,
+                when=lambda: screen.search.result is not None and screen.panes.shown == screen.trial is not None,
+            )
+            out[name].append(_ms(began, painted))
+            screen.search.clear()
+    return out
+
+
+async def measure(data: Path, toggle_count: int, switch_count: int, largest_count: int, search_count: int) -> dict:
     import tracetui.ui.widgets.conversation as conversation_module
     from tracetui.render.block import Block
     from tracetui.ui.widgets.conversation import ConversationView
@@ -225,6 +253,7 @@ async def measure(data: Path, toggle_count: int, switch_count: int, largest_coun
         out["scroll_ms"] = await scroll(screen, watcher)
         out["scroll_lines"] = screen.conversation.line_count
         out["scroll_render"] = {"render_line": render_line.result(), "styled": styled.result()}
+        out["search_first_match_ms"] = await searches(screen, watcher, search_count)
     return out
 
 
@@ -234,8 +263,9 @@ def main() -> None:
     parser.add_argument("--toggles", type=int, default=30)
     parser.add_argument("--switches", type=int, default=30)
     parser.add_argument("--largest", type=int, default=10)
+    parser.add_argument("--searches", type=int, default=3)
     args = parser.parse_args()
-    report(**asyncio.run(measure(args.data, args.toggles, args.switches, args.largest)))
+    report(**asyncio.run(measure(args.data, args.toggles, args.switches, args.largest, args.searches)))
 
 
 if __name__ == "__main__":

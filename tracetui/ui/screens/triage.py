@@ -22,6 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState
 
+from ...data.compute import load_soon as load_compute_kernels
 from ...data.facets import FacetResult, FilterState
 from ...data.session import Session
 from ...render.highlight import warm_up as warm_up_highlighting
@@ -189,6 +190,7 @@ class TriageScreen(Screen[None]):
         self.set_timer(0.3, self.verifiers.start)
         self.asks.load()
         self.set_timer(0.5, warm_up_highlighting)
+        self.set_timer(0.5, load_compute_kernels)
 
     # --- the selected trial and the filters ------------------------------------------------------
     @property
