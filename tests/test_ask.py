@@ -296,7 +296,9 @@ def test_a_server_that_dies_keeps_the_answers_given(tmp_path):
     with LLMServer() as server:
         server.script += [Slow(0.05)] * 4 + [Die()]
         summary, results, book = ask(many, server, question='Did it run "ls"?')
-    assert summary.stopped is not None and summary.stopped.startswith(f"{server.url} stopped answering (connection")
+    # the last requests were refused, or cut by the server going away: which, depends on the timing
+    why = ("connection refused", "the server closed the connection")
+    assert any((summary.stopped or "").startswith(f"{server.url} stopped answering ({w}") for w in why), summary
     assert 2 <= summary.answered < 10 and summary.done < 20  # it stopped, and did not try every trial in vain
     assert all(r.answer or "connection refused" in (r.failure or "") or "closed" in (r.failure or "") for r in results)
     assert len(named(book.name).by_trial) == summary.answered  # on disk, not only in memory
