@@ -222,21 +222,22 @@ CONNECTIONS = Connections()
 
 
 def hub_get(url: str, timeout: float, missing_ok: bool = False) -> tuple[Mapping[str, str], bytes] | None:
-    """(headers, looked up in lower case, body) of a GET of the hub's API or of a small file, in one request without retries; None
-    for a file the hub does not have when `missing_ok`. On our own connections, like the range reads: no
-    HTTP client to build and none of huggingface_hub's download code to import (~0.2 s of a thread that
-    the listing waited on, on the way to a hub dataset's first screen). Through huggingface_hub's
-    session when a proxy is set, and for an answer that is an error, which it turns into the error that
-    says why (gated, no such repo or revision...)."""
+    """(headers, looked up in lower case; body) of a GET of the hub's API or of a small file, in one
+    request without retries; None for a file the hub does not have when `missing_ok`. On our own
+    connections, like the range reads: no HTTP client to build and none of huggingface_hub's download
+    code to import (~0.2 s of a thread that the listing waited on, on the way to a hub dataset's first
+    screen). Through huggingface_hub's session when a proxy is set, and for an answer that is an error,
+    which it turns into the error that says why (gated, no such repo or revision...)."""
+    headers = _hub_headers()
     if not _proxied():
-        status, headers, body = CONNECTIONS.answer(url, _hub_headers(), timeout)
+        status, answered, body = CONNECTIONS.answer(url, headers, timeout)
         if status < 300:
-            return headers, body
+            return answered, body
         if status == 404 and missing_ok:
             return None
     from huggingface_hub.utils import get_session, hf_raise_for_status
 
-    response = get_session().get(url, headers=_hub_headers(), timeout=timeout)
+    response = get_session().get(url, headers=headers, timeout=timeout)
     if response.status_code == 404 and missing_ok:
         return None
     hf_raise_for_status(response)
