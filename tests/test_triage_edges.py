@@ -63,9 +63,13 @@ async def test_a_message_goes_once_the_state_it_describes_is_gone(sources, size)
         screen.state = FilterState({"task": frozenset({"no-such-task"})})
         await pilot.pause()
         assert status(screen) == "No trials match these filters (x clears them)."
+        # nor do the panes speak of the trial shown before: no position, no verdict
+        assert text_of(screen.position_line) == "" and screen.verifier.blocks == []
         screen.state = FilterState()  # trials are back (as when another screen sets the filters)
         await pilot.pause()
         assert status(screen) == ""
+        assert screen.trial is not None and screen.trial_list.current_trial is not None
+        assert text_of(screen.position_line) and screen.verifier.blocks
         screen.state = FilterState({"outcome": frozenset({"fail"})})
         await pilot.press("x")
         assert status(screen) == "Filters cleared."

@@ -91,7 +91,8 @@ class TrialPanes:
             self.host.status("No trials match these filters (x clears them).", about=self.host.about_listed)
         self.shown = None
         self.host.conversation.show((), None)
-        self.host.verifier.show(None, "unknown", None)
+        self.host.verifier.clear()
+        self.host.position_line.update("")  # it named the trial shown before
 
     def forget(self) -> None:
         """Show the selected trial afresh when it is next shown (its first search match, say)."""

@@ -68,6 +68,11 @@ class VerifierPanel(CursorKeys, BlockView):
         if (text, outcome, result, trial_usage(usage)) != (self.text, self.outcome, self.result, self.usage):
             self.show(text, outcome, result, usage)
 
+    def clear(self) -> None:
+        """No trial: nothing shown (not a verdict, which would say its verifier did not run)."""
+        self.text, self.report, self.usage = None, None, []
+        self.set_blocks([])
+
     def _after_first_frame(self) -> None:
         if not self._painted:
             self._painted = True
