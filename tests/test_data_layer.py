@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import types
 
 import numpy as np
 import pyarrow as pa
@@ -244,3 +245,16 @@ def test_outcome_of(result, expected):
     outcome, reward = outcome_of(result)
     assert OUTCOMES[outcome] == expected
     assert math.isnan(reward) == (expected in ("error", "unknown"))
+
+
+def test_label_ranks_fold_case_put_no_label_last_and_keep_ties_in_label_order():
+    """What the trial list sorts by: a label's place among the column's labels, case folded (a control
+    character or NUL compares as Python compares it), a trial without the label last."""
+    from tracetui.data.ordering import Ordering
+
+    labels = ["beta", None, "Alpha", "a\x00", "a", "ALPHA", "", None, "gamma"]
+    codes = np.array([0, 1, 2, 3, 4, 5, 6, 7, 8, -1], dtype=np.int32)
+    trials = types.SimpleNamespace(labels={"task": labels}, codes={"task": codes})
+    rank = Ordering(trials)._label_rank("task")  # type: ignore[arg-type]
+    by_rank = [labels[c] if c >= 0 else "(no label)" for c in codes[np.argsort(rank, kind="stable")]]
+    assert by_rank == ["", "a", "a\x00", "Alpha", "ALPHA", "beta", "gamma", None, None, "(no label)"]
