@@ -65,6 +65,7 @@ async def test_a_message_goes_once_the_state_it_describes_is_gone(sources, size)
         assert status(screen) == "No trials match these filters (x clears them)."
         # nor do the panes speak of the trial shown before: no position, no verdict
         assert text_of(screen.position_line) == "" and screen.verifier.blocks == []
+        assert screen.verifier.failures() == [] and screen.verifier.cursor_line == 0  # nothing of it kept
         screen.state = FilterState()  # trials are back (as when another screen sets the filters)
         await pilot.pause()
         assert status(screen) == ""

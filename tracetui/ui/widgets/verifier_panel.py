@@ -69,8 +69,11 @@ class VerifierPanel(CursorKeys, BlockView):
             self.show(text, outcome, result, usage)
 
     def clear(self) -> None:
-        """No trial: nothing shown (not a verdict, which would say its verifier did not run)."""
-        self.text, self.report, self.usage = None, None, []
+        """No trial: nothing shown (not a verdict, which would say its verifier did not run), and nothing
+        of the trial shown before kept (a later `show_changed` compares against it)."""
+        self.text, self.outcome, self.result, self.usage = None, "unknown", None, []
+        self._fresh_view(None)
+        self._line_block = []
         self.set_blocks([])
 
     def _after_first_frame(self) -> None:
@@ -81,11 +84,15 @@ class VerifierPanel(CursorKeys, BlockView):
     def _show_now(self) -> None:
         from ...verifier import parse_verifier
 
-        self.report = parse_verifier(self.text)
+        self._fresh_view(parse_verifier(self.text))
+        self._render_view(keep_scroll=False)
+
+    def _fresh_view(self, report: VerifierReport | None) -> None:
+        """A new log's view: folded, its cursor on the first line, no failed test reached yet."""
+        self.report = report
         self.unfolded, self.expanded = frozenset(), False
         self.cursor_line = 0
         self.failure = -1
-        self._render_view(keep_scroll=False)
 
     def _render_view(self, keep_scroll: bool) -> None:
         if self.report is None:  # nothing shown yet
