@@ -4,7 +4,7 @@
 
 Measured once the app has settled: its background work done, the verifier and findings indexes in (see
 `probes.settled`). Each figure runs from the call that starts the interaction to the next frame in which the widget that shows its result was repainted (see frames.py):
-facet toggle -> trial list; trial switch -> conversation; page down -> conversation; a search of every
+facet toggle -> trial list (and -> the conversation when it moved the cursor); trial switch -> conversation; page down -> conversation; a search of every
 trial (`s`, then the query) -> the conversation of its first trial, at its first match. Trial switches drop
 the session's history LRU first, so each one rebuilds the history from the mapped rows as a first visit
 does. Beside the times, the work counted per toggle and per switch to the largest trial (`Drawn`):
@@ -116,29 +116,38 @@ def _ms(began: float, ended: float) -> float:
     return (ended - began) * 1000
 
 
-async def toggles(screen, watcher, count: int) -> list[float]:
+async def toggles(screen, watcher, count: int) -> tuple[list[float], list[float]]:
     """Toggle outcome / model / result values on and off in the sidebar, as Enter on a value does. Each
-    value is found by what it is, not where it was: the rows reorder as counts change."""
+    value is found by what it is, not where it was: the rows reorder as counts change. Times to the list
+    repainted, and, for the toggles that moved the list's cursor to another trial, to that trial's
+    conversation painted (the panes follow the list once it is on screen)."""
+    from tracetui.ui.widgets.conversation import ConversationView
     from tracetui.ui.widgets.facet_list import RowKind
     from tracetui.ui.widgets.trial_list import TrialList
 
     facets = screen.facet_list
     values = [row for row in facets.rows if row.kind is RowKind.VALUE and row.facet in ("outcome", "model", "result")]
     start = screen.state
-    times = []
+    times, conversations = [], []
     for n in range(count):
         facets.cursor = facets.rows.index(values[(n // 2) % len(values)])
         await asyncio.sleep(0.02)
-        before = screen.state
+        before, trial = screen.state, screen.trial
         began = time.perf_counter()
+        moved = lambda trial=trial: screen.trial not in (trial, None) and screen.panes.shown == screen.trial  # noqa: E731
+        shown = asyncio.ensure_future(watcher.next_paint(ConversationView, after=began, when=moved))
         facets.action_toggle_value()
         painted = await watcher.next_paint(
             TrialList, after=began, when=lambda before=before: screen.state is not before
         )
         times.append(_ms(began, painted))
+        if screen.trial not in (trial, None):
+            conversations.append(_ms(began, await shown))
+        else:
+            shown.cancel()
     if count % 2 == 0 and screen.state != start:
         raise RuntimeError(f"toggling values on and off left the filters at {screen.state.describe()!r}")
-    return times
+    return times, conversations
 
 
 async def switch(screen, watcher, trial: int) -> float:
@@ -220,7 +229,7 @@ async def measure(data: Path, toggle_count: int, switch_count: int, largest_coun
         drawn.watch(screen)
         drawn.take()
         cpu = time.process_time()
-        out["toggle_ms"] = await toggles(screen, watcher, toggle_count)
+        out["toggle_ms"], out["toggle_conversation_ms"] = await toggles(screen, watcher, toggle_count)
         await asyncio.sleep(0.1)  # what the last toggle left for the frames after it
         out["toggle_work"] = {**drawn.take().per(toggle_count), "cpu_ms": _cpu_ms(cpu, toggle_count)}
         order = [int(t) for t in screen.trial_list.order]

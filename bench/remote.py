@@ -100,7 +100,7 @@ async def read(repo: str, toggle_count: int, switch_count: int) -> dict:
         await pilot.pause(0.5)  # the verifier index starts streaming from the hub: not part of these figures
         for worker in list(app.workers):
             worker.cancel()
-        out["toggle_ms"] = await toggles(screen, watcher, toggle_count)
+        out["toggle_ms"], _ = await toggles(screen, watcher, toggle_count)
         waiting = [int(t) for t in screen.trial_list.order if not session.ready(int(t))]
         chosen = random.Random(0).sample(waiting, min(switch_count, len(waiting)))
         out["switch_ms"] = []

@@ -142,3 +142,38 @@ async def test_a_layout_of_the_screen_repaints_no_view_whose_size_stayed(sources
         await frames(pilot)
         assert drawn.layouts == 1
         assert drawn.lines == dict.fromkeys(drawn.lines, 0)
+
+
+async def test_a_filter_that_moves_the_trial_paints_the_list_before_it_reads_the_new_trial(sources):
+    """A toggle that takes the selected trial off the list: a frame with the new list is painted before
+    the trial under the cursor is read (its rows may be cold on disk, or on the hub), and a cursor moved
+    again meanwhile is followed to where it stops: that trial alone is read, and shown."""
+    async with opened(sources, SIZE) as (pilot, screen):
+        app, trials, session = screen.app, screen.trial_list, screen.session
+        before = screen.trial
+        model = session.info(before).model
+        labels = session.facets.facets["model"].labels
+        other = next(label for label in labels if label != model)
+        painted, reads = [], []
+        display, history = app._display, session.history
+
+        def counted_display(screen_, renderable):
+            display(screen_, renderable)
+            painted.append(renderable is not None)
+
+        def counted_history(trial):
+            reads.append((trial, sum(painted)))
+            return history(trial)
+
+        app._display, session.history = counted_display, counted_history
+        session._histories.clear()
+        screen.filters.toggle("model", other)  # as Enter on the value in the sidebar does
+        assert screen.trial != before and screen.panes.shown == before  # the list moved; the panes follow
+        trials.move_to(1)
+        stopped = screen.trial
+        await frames(pilot)
+        assert screen.panes.shown == stopped == screen.trial
+        assert [trial for trial, _ in reads] == [stopped]
+        assert reads[0][1] >= 1  # a frame painted the list before the trial was read
+        assert session.info(stopped).model == other
+        assert screen.conversation.messages == session.history(stopped).messages

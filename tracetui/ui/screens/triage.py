@@ -200,15 +200,19 @@ class TriageScreen(Screen[None]):
         return self.trial_list.current_trial
 
     def watch_state(self) -> None:
-        self.apply_filters()
+        self.apply_filters(panes_after_list=True)
 
     def _listed(self) -> tuple[FacetResult, np.ndarray]:
         """The filters' result, and the trials they list in the sort order."""
         result = self.session.facets.apply(self.state, self.search.mask)
         return result, self.session.ordering.sort(result.visible, self.filters.sort_key, self.filters.sort_reverse)
 
-    def apply_filters(self, keep: int | None = None) -> None:
+    def apply_filters(self, keep: int | None = None, panes_after_list: bool = False) -> None:
+        """The list, sidebar and header follow the filters, search and sort, and the panes the trial
+        selected; with `panes_after_list` (a filter toggled) the panes follow once the list is painted."""
         result, order = self._listed()
+        if panes_after_list and len(order):
+            self.panes.follow_list()
         self.trial_list.set_order(order, keep=keep if keep is not None else self.trial)
         self.reading_panes.arrange_panes()  # a short list gives its rows to the conversation
         self.findings.listed(order)

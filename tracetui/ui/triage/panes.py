@@ -48,13 +48,15 @@ class TrialPanes:
         """The trial the panes show (or are reading from the hub): the list's cursor's, once shown."""
         self.subagent: int | None = None
         """The sub-agent conversation shown (an index into history.subagents); None: the main history."""
+        self.following = False
+        """A filter change moved the list: the panes show its selected trial once the list is painted."""
 
     # --- the selected trial --------------------------------------------------------------------
     def show_selected(self) -> None:
         """The panes show the selected trial (called as the cursor moves, in the same call): now if
         its text is at hand, else once it is read from the hub, its panes saying so meanwhile."""
         trial = self.host.trial
-        if trial is None or trial == self.shown:
+        if self.following or trial is None or trial == self.shown:
             return
         moved = self.shown is not None  # from a trial shown: the cursor may be paging on
         self.shown = trial
@@ -68,6 +70,18 @@ class TrialPanes:
         conversation.set_blocks([Block("loading… (reading this trial from the Hugging Face hub)", style="marker")])
         verifier.set_blocks([Block("loading…", style="marker")])
         self.fetch.fetch((trial,), lambda: self._display(trial) if self.shown == trial else None, settle=moved)
+
+    def follow_list(self) -> None:
+        """A filter change is about to set the list: the panes show its selected trial once the list is
+        painted, so the list and the sidebar do not wait for that trial's rows (cold on disk, or asked of
+        the hub). Keys that move the cursor meanwhile are followed to where it stops."""
+        if not self.following:
+            self.following = True
+            self.host.trial_list.after_painted(self._followed)
+
+    def _followed(self) -> None:
+        self.following = False
+        self.show_selected()
 
     def _display(self, trial: int) -> None:
         host = self.host

@@ -6,6 +6,7 @@ to render one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual import events
@@ -70,6 +71,7 @@ class CursorList(CursorKeys, can_focus=True):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.row_count = 0
+        self._after_painted: list[Callable[[], object]] = []
 
     def set_row_count(self, count: int, cursor: int | None = None) -> None:
         self.row_count = count
@@ -84,6 +86,23 @@ class CursorList(CursorKeys, can_focus=True):
 
     def render_row(self, index: int, width: int, selected: bool) -> Strip:
         raise NotImplementedError
+
+    def after_painted(self, callback: Callable[[], object]) -> None:
+        """`callback` once the frame that paints the rows set now is on screen (at once when the list is
+        not on screen: no frame will paint it), so slower work can wait for the list the user acted on.
+        Call it before the change that refreshes the list."""
+        if self.is_on_screen and self.screen.is_current:
+            self._after_painted.append(callback)
+        else:
+            callback()
+
+    def render_lines(self, crop):
+        strips = super().render_lines(crop)
+        if self._after_painted:  # inside the frame: what waits for it runs once it is written
+            callbacks, self._after_painted = self._after_painted, []
+            for callback in callbacks:
+                self.call_after_refresh(callback)
+        return strips
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
