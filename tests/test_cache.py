@@ -248,6 +248,7 @@ def test_a_damaged_remote_folder_is_rebuilt_with_one_line(name, hub_traces, monk
         first = open_session(prepare([SourceSpec("org/traces")], progressive=True))
         first.fetch(0)
         first.gather_verifier_logs()
+        first.datasets[0].kept()
         folder, history = first.datasets[0].folder, first.history(0).messages
         released()
         DAMAGES["truncated"](folder / name)

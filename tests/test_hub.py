@@ -4,6 +4,7 @@ answers, and offline mode unchanged."""
 
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
@@ -163,9 +164,39 @@ def test_row_groups_kept_on_disk_stay_within_the_cache_size(big, serve, tmp_path
     dataset = session.datasets[0]
     for trial in (0, len(session) // 2, len(session) - 1):
         session.fetch(trial)
+    dataset.kept()  # each one is written to disk after it is shown
     last = dataset._group_of(int(session.trials.rows(len(session) - 1)[-1]))
     assert list(cache_dir().glob("*.remote/groups/*.arrow")) == [GroupCache.path(dataset.folder, last)]
     assert len(dataset.groups) > 3
+
+
+def test_a_fetched_row_group_is_read_before_it_is_written_to_disk(big, serve, monkeypatch):
+    """The first conversation does not wait for its row groups to be written (~10 MB each): they are
+    read from memory, written on a thread of their own, then read from their mapping on disk."""
+    from tracetui.data.group_cache import GroupCache
+
+    serve({REPO: big})
+    session = remote_session()
+    dataset = session.datasets[0]
+    writing = threading.Event()
+    store = GroupCache.store
+
+    def held(cache, folder, group, batch):
+        assert writing.wait(10)
+        return store(cache, folder, group, batch)
+
+    monkeypatch.setattr(GroupCache, "store", held)
+    history = session.fetch(0)  # returns while the write waits
+    group = dataset._group_of(int(session.trials.rows(0)[0]))
+    in_memory = dataset._loaded.get(group)
+    assert history.messages and not GroupCache.path(dataset.folder, group).exists()
+    writing.set()
+    dataset.kept()
+    assert GroupCache.path(dataset.folder, group).is_file()
+    mapped = dataset._loaded.get(group)
+    assert mapped is not in_memory and mapped.equals(in_memory)
+    session._histories.clear()
+    assert session.history(0) == history
 
 
 def test_reopening_in_remote_mode_reads_nothing_before_the_first_screen(big, serve):

@@ -55,3 +55,16 @@ def test_clear_forgets_every_value():
     cache.put("b", 2)
     cache.clear()
     assert len(cache) == 0 and cache.get("a") is None
+
+
+def test_swap_replaces_only_the_value_it_was_given_and_is_not_a_use():
+    first, second, later = object(), object(), object()
+    cache: LRU[str, object] = LRU(2)
+    cache.put("a", first)
+    cache.put("b", second)
+    cache.swap("a", first, later)  # "a" stays the one used longest ago
+    cache.swap("b", first, later)  # "b" holds another value: left alone
+    cache.swap("gone", first, later)
+    assert "gone" not in cache
+    cache.put("c", object())
+    assert "a" not in cache and cache.get("b") is second

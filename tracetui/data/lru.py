@@ -36,6 +36,12 @@ class LRU(Generic[K, V]):
             while len(self._values) > self.size:
                 self._values.popitem(last=False)
 
+    def swap(self, key: K, old: V, new: V) -> None:
+        """`new` in place of `old` if `key` still holds `old` (not a use: its place in the order stays)."""
+        with self._lock:
+            if self._values.get(key) is old:
+                self._values[key] = new
+
     def clear(self) -> None:
         with self._lock:
             self._values.clear()

@@ -5,7 +5,8 @@ result, trial name, …) and the message roles, whose list lengths give each row
 percent of the bytes, enough for the trial list, facets and stats. A short column's chunk whose
 statistics show one value in every row is not read at all (`hub_reads.plan`). A trial's conversations and verifier
 log are the row groups that hold its rows, fetched when it is shown (`load`, off the UI thread),
-normalized as the conversion would, and kept in the bounded on-disk `GroupCache`. The metadata and
+normalized as the conversion would, shown from memory at once and kept in the bounded on-disk
+`GroupCache` on a thread of its own (writing ~10 MB is not what a first conversation waits for). The metadata and
 footers are kept as well, so reopening in remote mode reads nothing before the first screen.
 
 Text sizes (the trial list's size, the stats' text histogram) are estimated from the footers until the
@@ -19,6 +20,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -95,6 +97,7 @@ class RemoteDataset(Storage):
         self._logs: tuple[np.ndarray, pa.Array] | None = None  # (rows, their verifier logs), see keep_verifier_logs
         self._fetching: dict[int, threading.Lock] = {}  # one fetch of each row group at a time
         self._locks = threading.Lock()  # `_fetching` changes
+        self._keeper = ThreadPoolExecutor(1, "tracetui-keep")  # fetched row groups to disk, in order
 
     @classmethod
     def open(
@@ -140,9 +143,20 @@ class RemoteDataset(Storage):
             if batch is None:
                 if not fetch:
                     raise NotFetched(f"{self.source.dataset_id}: row group {group} is not fetched yet")
-                batch = self.cache.store(self.folder, group, self._fetch(group))
+                batch = self._fetch(group)
+                with contextlib.suppress(RuntimeError):  # discarded meanwhile: nothing more is kept
+                    self._keeper.submit(self._keep, group, batch)
             self._loaded.put(group, batch)
         return batch
+
+    def _keep(self, group: int, batch: pa.RecordBatch) -> None:
+        """Store a fetched row group on disk, then use its mapping in place of the copy in memory."""
+        self._loaded.swap(group, batch, self.cache.store(self.folder, group, batch))
+
+    def kept(self) -> None:
+        """Wait until the row groups fetched so far are on disk (kept in the cache, or could not be)."""
+        with contextlib.suppress(RuntimeError):  # discarded: nothing is being kept
+            self._keeper.submit(lambda: None).result()
 
     def ready(self, rows: Iterable[int]) -> bool:
         """Whether every row group of `rows` is at hand (mapping those the disk cache holds)."""
@@ -212,6 +226,7 @@ class RemoteDataset(Storage):
     def discard(self) -> None:
         """The local copy replaces this dataset: its metadata, footers and row groups are not needed any more
         (mapped files stay readable until unmapped), unless another process reads them too."""
+        self._keeper.shutdown(wait=True)  # no row group written into the folder once it is gone
         release(self.folder)
         remove(self.folder)
 
