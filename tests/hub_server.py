@@ -80,7 +80,10 @@ class FakeHub:
         self.downloads.set()
         """Cleared, whole-file downloads of parquet files wait until it is set again (range reads do not)."""
         self.bytes_served = 0
+        self.private: dict[str, str] = {}
+        """Repos answered only to a request with `Authorization: Bearer <token>` (else 401, as the hub does)."""
         self.requests: list[tuple[str, str, str | None]] = []  # (method, path, range header)
+        self.authorizations: list[str | None] = []  # the Authorization header of each request
         self.spans: list[tuple[float, float]] = []  # (began, answered) of every request, time.monotonic()
         self._lock = threading.Lock()
         self._sending = 0  # response bodies being sent now
@@ -121,6 +124,7 @@ class FakeHub:
         with self._lock:
             self.bytes_served = 0
             self.requests.clear()
+            self.authorizations.clear()
             self.spans.clear()
 
     def in_a_row(self, since: float = float("-inf"), until: float = float("inf")) -> int:
@@ -208,6 +212,7 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             began = time.monotonic()
             with hub._lock:
                 hub.requests.append((method, path, self.headers.get("Range")))
+                hub.authorizations.append(self.headers.get("Authorization"))
             if hub.delay:
                 time.sleep(hub.delay)
             try:
@@ -229,8 +234,9 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
 
         def _repo(self, repo_id: str, revision: str | None) -> Repo | None:
             repo = hub.repos.get(repo_id)
-            if repo is None:
-                self._error(404, "RepoNotFound", f"Repository not found: {repo_id}")
+            token = hub.private.get(repo_id)
+            if repo is None or (token is not None and self.headers.get("Authorization") != f"Bearer {token}"):
+                self._error(404 if repo is None else 401, "RepoNotFound", f"Repository not found: {repo_id}")
                 return None
             if revision not in (None, "main", repo.sha):
                 self._error(404, "RevisionNotFound", f"Invalid rev id: {revision}")

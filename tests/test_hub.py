@@ -14,6 +14,7 @@ from tracetui.data.errors import SourceError
 from tracetui.data.search import SearchCancelled, search
 from tracetui.data.session import open_session, prepare
 from tracetui.data.sources import SourceSpec
+from tracetui.data.threads import detached
 from tracetui.data.verifier_index import build_verifier_index
 from tracetui.demo import write_demo
 
@@ -197,6 +198,51 @@ def test_a_fetched_row_group_is_read_before_it_is_written_to_disk(big, serve, mo
     assert mapped is not in_memory and mapped.equals(in_memory)
     session._histories.clear()
     assert session.history(0) == history
+
+
+@pytest.fixture
+def slow_headers(monkeypatch):
+    """huggingface_hub's headers built only once the returned event is set (as its ~0.15 s of imports
+    delay them on a first open), with HF_TOKEN set: what a logged-in user's requests carry."""
+    import huggingface_hub.utils
+
+    from tracetui.data import hub_reads
+
+    built = threading.Event()
+    build = huggingface_hub.utils.build_hf_headers
+
+    def slow(*args, **kwargs):
+        assert built.wait(10)
+        return build(*args, **kwargs)
+
+    monkeypatch.setenv("HF_TOKEN", "hf_secret")
+    monkeypatch.setattr(huggingface_hub.utils, "build_hf_headers", slow)
+    monkeypatch.setattr(hub_reads, "_HEADERS", (float("-inf"), {}))
+    return built
+
+
+def test_a_public_repo_is_listed_before_the_hub_headers_are_built_and_read_with_them(shards, serve, slow_headers):
+    hub = serve({REPO: shards})
+    resolving = detached(lambda: prepare([SourceSpec(REPO)], progressive=True), "test-prepare")
+    sources = resolving.result(timeout=10)  # listed, its card read, while the headers are not built
+    assert hub.authorizations and set(hub.authorizations) == {None}
+    slow_headers.set()
+    session = open_session(sources)
+    session.fetch(0)
+    ranged = [auth for (_, _, byte_range), auth in zip(hub.requests, hub.authorizations) if byte_range]
+    assert ranged and set(ranged) == {"Bearer hf_secret"}  # the files are read as the user
+
+
+def test_a_private_repo_is_asked_again_with_the_token(shards, serve, slow_headers):
+    hub = serve({REPO: shards})
+    hub.private[REPO] = "hf_secret"
+    threading.Timer(0.3, slow_headers.set).start()
+    session = remote_session()
+    assert len(session) > 0 and session.fetch(0).messages
+    listings = [
+        auth for (_, path, _), auth in zip(hub.requests, hub.authorizations) if path.startswith("/api/datasets/")
+    ]
+    assert listings == [None, "Bearer hf_secret"]
 
 
 def test_reopening_in_remote_mode_reads_nothing_before_the_first_screen(big, serve):

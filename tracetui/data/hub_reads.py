@@ -17,6 +17,7 @@ import functools
 import http.client
 import importlib
 import mmap
+import platform
 import ssl
 import statistics
 import threading
@@ -31,9 +32,10 @@ from urllib.parse import quote, urljoin, urlsplit
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .. import __version__
 from .errors import SourceError, Unreachable, first_line
 from .sources import HubFiles
-from .threads import DaemonPool
+from .threads import DaemonPool, detached
 
 T = TypeVar("T")
 
@@ -86,16 +88,44 @@ def get_range(url: str, start: int, end: int) -> bytes:
 _HEADERS: tuple[float, dict[str, str]] = (float("-inf"), {})
 HEADERS_FOR = 10.0
 """Seconds the hub headers (token, user agent) are reused: building them reads the token file."""
+_BUILDING: Future[dict[str, str]] | None = None
+_HEADERS_LOCK = threading.Lock()
+ANONYMOUS = {"user-agent": f"tracetui/{__version__}; python/{platform.python_version()}"}
+"""The headers of a first request sent before huggingface_hub's are built (see `hub_get`)."""
 
 
 def _hub_headers() -> dict[str, str]:
-    global _HEADERS
-    made, headers = _HEADERS
-    if time.monotonic() - made > HEADERS_FOR:
+    return _headers().result()
+
+
+def _headers() -> Future[dict[str, str]]:
+    """huggingface_hub's headers (its token, OIDC and OAuth refresh included): the ones made in the last
+    HEADERS_FOR seconds, else built on a thread of their own, once for every thread that asks meanwhile
+    (`build_hf_headers` imports most of huggingface_hub: ~0.15 s on the way to the first screen)."""
+    global _BUILDING
+    with _HEADERS_LOCK:
+        made, headers = _HEADERS
+        if time.monotonic() - made <= HEADERS_FOR:
+            ready: Future[dict[str, str]] = Future()
+            ready.set_result(headers)
+            return ready
+        if _BUILDING is None:
+            _BUILDING = detached(_build_headers, "tracetui-headers")
+        return _BUILDING
+
+
+def _build_headers() -> dict[str, str]:
+    global _HEADERS, _BUILDING
+    try:
         from huggingface_hub.utils import build_hf_headers
 
-        _HEADERS = made, headers = time.monotonic(), build_hf_headers()
-    return headers
+        headers = build_hf_headers()
+        with _HEADERS_LOCK:
+            _HEADERS = time.monotonic(), headers
+        return headers
+    finally:
+        with _HEADERS_LOCK:
+            _BUILDING = None
 
 
 def _get(url: str, headers: dict[str, str]) -> bytes:
@@ -227,8 +257,19 @@ def hub_get(url: str, timeout: float, missing_ok: bool = False) -> tuple[Mapping
     connections, like the range reads: no HTTP client to build and none of huggingface_hub's download
     code to import (~0.2 s of a thread that the listing waited on, on the way to a hub dataset's first
     screen). Through huggingface_hub's session when a proxy is set, and for an answer that is an error,
-    which it turns into the error that says why (gated, no such repo or revision...)."""
-    headers = _hub_headers()
+    which it turns into the error that says why (gated, no such repo or revision...).
+
+    While huggingface_hub's headers are still being built, the request goes at once without credentials:
+    a public repo answers it the same, and anything else (a private or gated repo, an error) is asked
+    again with them."""
+    building = _headers()
+    if not _proxied() and not building.done():
+        status, answered, body = CONNECTIONS.answer(url, ANONYMOUS, timeout)
+        if status < 300:
+            return answered, body
+        if status == 404 and missing_ok and answered.get("x-error-code") == "EntryNotFound":
+            return None  # the repo answered: it has no such file (a private repo answers 401)
+    headers = building.result()
     if not _proxied():
         status, answered, body = CONNECTIONS.answer(url, headers, timeout)
         if status < 300:
