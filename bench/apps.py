@@ -18,6 +18,14 @@ FLOOR_TEXT = "floor: one widget painted"
 NAIVE_PREFIX = "naive: "
 
 
+def app_process() -> None:
+    """What the command line does to its process before it builds the app: pandas kept out (pyarrow would
+    import it, 40 MB, to check for pandas objects), so that memory is measured as users get it."""
+    from tracetui.cli import keep_pandas_out
+
+    keep_pandas_out()
+
+
 def tracetui_widgets() -> tuple[type, ...]:
     from tracetui.ui.widgets.conversation import ConversationView
     from tracetui.ui.widgets.trial_list import TrialList
@@ -26,7 +34,9 @@ def tracetui_widgets() -> tuple[type, ...]:
 
 
 def tracetui_app(data: Path):
-    """A TraceApp on DATA for Pilot (opens the session in its worker; TRACETUI_CACHE_DIR has the conversion)."""
+    """A TraceApp on DATA for Pilot (opens the session in its worker; TRACETUI_CACHE_DIR has the conversion),
+    in a process like the command line's (`app_process`)."""
+    app_process()
     from tracetui.data.session import prepare
     from tracetui.data.sources import SourceSpec
     from tracetui.ui.app import StartOptions, TraceApp

@@ -87,10 +87,11 @@ async def read(repo: str, toggle_count: int, switch_count: int) -> dict:
     from tracetui.data.sources import SourceSpec
     from tracetui.ui.app import StartOptions, TraceApp
 
-    from .apps import tracetui_widgets
+    from .apps import app_process, tracetui_widgets
     from .frames import FrameWatcher
     from .interact import toggles
 
+    app_process()
     app = TraceApp(prepare([SourceSpec(repo)], progressive=True), StartOptions(download=False))
     watcher = FrameWatcher(tracetui_widgets())
     watcher.install(app)
@@ -160,9 +161,10 @@ async def download(repo: str) -> dict:
     from tracetui.data.sources import SourceSpec
     from tracetui.ui.app import TraceApp
 
-    from .apps import tracetui_widgets
+    from .apps import app_process, tracetui_widgets
     from .frames import FrameWatcher
 
+    app_process()
     app = TraceApp(prepare([SourceSpec(repo)], progressive=True))
     watcher = FrameWatcher(tracetui_widgets())
     watcher.install(app)

@@ -133,9 +133,9 @@ def test_a_hub_repo_resolves_like_its_folder_and_only_once(tmp_path, monkeypatch
 
 WARM = """
 import sys
-from tracetui.cli import _keep_pandas_out
+from tracetui.cli import keep_pandas_out
 if len(sys.argv) > 2:
-    _keep_pandas_out()  # as in the app's process (datasets could not even import)
+    keep_pandas_out()  # as in the app's process (datasets could not even import)
 from tracetui.data.session import open_session, prepare
 from tracetui.data.sources import SourceSpec
 session = open_session(prepare([SourceSpec(sys.argv[1])]))

@@ -176,8 +176,8 @@ def test_a_layout_left_to_datasets_still_opens(tmp_path):
 
 OPEN = """
 import sys
-from tracetui.cli import _keep_pandas_out
-_keep_pandas_out()  # as the app's process does: pyarrow asks for pandas, a resolver would need it
+from tracetui.cli import keep_pandas_out
+keep_pandas_out()  # as the app's process does: pyarrow asks for pandas, a resolver would need it
 from tracetui.data.session import open_session, prepare
 from tracetui.data.sources import SourceSpec
 session = open_session(prepare([SourceSpec("org/traces")], progressive=True))

@@ -88,7 +88,8 @@ class _NoPandas(importlib.abc.MetaPathFinder):
         return
 
 
-def _keep_pandas_out() -> None:
+def keep_pandas_out() -> None:
+    """In the app's process: pandas is not found (see `_NoPandas`)."""
     if "pandas" not in sys.modules and not any(isinstance(f, _NoPandas) for f in sys.meta_path):
         sys.meta_path.insert(0, _NoPandas())
 
@@ -99,7 +100,7 @@ def run_app(sources, args, opening=None) -> int:
     --filter asks for values: those are checked against the data first (converting it here; a
     `finding=` filter waits in the app for the findings index). `opening`: the session already being
     opened (`EarlyOpen`), which the app's worker takes over."""
-    _keep_pandas_out()
+    keep_pandas_out()
     from .commands import end_progress, print_progress
     from .commands.selection import filter_args, filter_state
     from .data.facets import FilterState
@@ -173,7 +174,7 @@ def _open(args) -> int:
         sources = prepare(specs, progressive=True)
         if filters or all_cached(sources):
             return sources, None
-        _keep_pandas_out()
+        keep_pandas_out()
         return sources, EarlyOpen(sources, cache_size)
 
     resolved = detached(resolve, "tracetui-prepare")
