@@ -95,19 +95,26 @@ ANONYMOUS = {"user-agent": f"tracetui/{__version__}; python/{platform.python_ver
 
 
 def _hub_headers() -> dict[str, str]:
-    return _headers().result()
+    fresh = _fresh_headers()
+    return fresh if fresh is not None else _headers_built().result()
 
 
-def _headers() -> Future[dict[str, str]]:
-    """huggingface_hub's headers (its token, OIDC and OAuth refresh included): the ones made in the last
-    HEADERS_FOR seconds, else built on a thread of their own, once for every thread that asks meanwhile
-    (`build_hf_headers` imports most of huggingface_hub: ~0.15 s on the way to the first screen)."""
+def _fresh_headers() -> dict[str, str] | None:
+    """The headers made in the last HEADERS_FOR seconds, else None; no lock: every range read asks."""
+    made, headers = _HEADERS
+    return headers if time.monotonic() - made <= HEADERS_FOR else None
+
+
+def _headers_built() -> Future[dict[str, str]]:
+    """huggingface_hub's headers (its token, OIDC and OAuth refresh included), built on a thread of their
+    own, once for every thread that asks meanwhile (`build_hf_headers` imports most of huggingface_hub:
+    ~0.15 s on the way to the first screen)."""
     global _BUILDING
     with _HEADERS_LOCK:
-        made, headers = _HEADERS
-        if time.monotonic() - made <= HEADERS_FOR:
+        fresh = _fresh_headers()
+        if fresh is not None:  # made while this thread waited for the lock
             ready: Future[dict[str, str]] = Future()
-            ready.set_result(headers)
+            ready.set_result(fresh)
             return ready
         if _BUILDING is None:
             _BUILDING = detached(_build_headers, "tracetui-headers")
@@ -262,14 +269,16 @@ def hub_get(url: str, timeout: float, missing_ok: bool = False) -> tuple[Mapping
     While huggingface_hub's headers are still being built, the request goes at once without credentials:
     a public repo answers it the same, and anything else (a private or gated repo, an error) is asked
     again with them."""
-    building = _headers()
-    if not _proxied() and not building.done():
-        status, answered, body = CONNECTIONS.answer(url, ANONYMOUS, timeout)
-        if status < 300:
-            return answered, body
-        if status == 404 and missing_ok and answered.get("x-error-code") == "EntryNotFound":
-            return None  # the repo answered: it has no such file (a private repo answers 401)
-    headers = building.result()
+    headers = _fresh_headers()
+    if headers is None:
+        building = _headers_built()
+        if not _proxied() and not building.done():
+            status, answered, body = CONNECTIONS.answer(url, ANONYMOUS, timeout)
+            if status < 300:
+                return answered, body
+            if status == 404 and missing_ok and answered.get("x-error-code") == "EntryNotFound":
+                return None  # the repo answered: it has no such file (a private repo answers 401)
+        headers = building.result()
     if not _proxied():
         status, answered, body = CONNECTIONS.answer(url, headers, timeout)
         if status < 300:
