@@ -36,6 +36,7 @@ from .convert import CONVERSATION_COLUMNS, META_COLUMNS, data_batch, meta_batch,
 from .dataset import NotFetched, Piece, Storage
 from .errors import SourceError, Unreachable
 from .group_cache import GroupCache, write_table
+from .heap import give_back
 from .hub_reads import read_columns, read_row_group
 from .lru import LRU
 from .sources import HubFiles, Progress, ResolvedSource
@@ -46,6 +47,8 @@ LOADED = 64
 """Row groups kept mapped at once per dataset (the ones used last)."""
 FILES_AHEAD = 64
 """Files whose short columns are fetched and decoded ahead of the one being gathered."""
+TRIM_EVERY = 32
+"""Files read between two `give_back`s while the metadata is read (each costs a few ms)."""
 REPORT_EVERY = 0.1
 """Seconds between progress reports while the metadata is read (each one repaints the loading screen)."""
 READ_AHEAD = 3
@@ -327,6 +330,8 @@ def _read_metadata(hub: HubFiles, folder: Path, progress: Progress | None) -> li
         for index in range(footer.num_row_groups):
             groups.append([number, index, rows, footer.row_group(index).num_rows])
             rows += footer.row_group(index).num_rows
+        if number % TRIM_EVERY == TRIM_EVERY - 1:
+            give_back()
         if time.monotonic() - reported >= REPORT_EVERY:
             reported = time.monotonic()
             report(0.1 + 0.9 * (number + 1) / len(hub.paths), f"{rows:,} rows")
@@ -335,7 +340,7 @@ def _read_metadata(hub: HubFiles, folder: Path, progress: Progress | None) -> li
     manifest = {"rows": rows, "files": list(hub.paths), "groups": groups, "layout": asdict(layouts[0])}
     write_meta(folder / "meta.arrow", batches, manifest)
     del batches
-    pa.default_memory_pool().release_unused()
+    give_back()  # what the reader and decoder threads freed: else held for the whole session
     return [*names, "meta.arrow"]
 
 
