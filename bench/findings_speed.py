@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from .probes import COMMON_NEEDLE, report
-from .search_speed import _open
+from .search_speed import cli_session
 
 
 def main() -> None:
@@ -31,7 +31,7 @@ def main() -> None:
     from tracetui.data.search import search
     from tracetui.data.verifier_index import build_verifier_index
 
-    session = _open(args.data)
+    session = cli_session(args.data)
     verifiers = build_verifier_index(session)
 
     def build() -> tuple[float, float, int]:

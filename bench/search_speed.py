@@ -28,17 +28,23 @@ NEEDLES = {
 }
 
 
-def _open(data: Path):
+def cli_session(data: Path):
+    """The session of DATA, opened as the command line opens it (its sources resolved, then pandas kept
+    out of the process)."""
     from tracetui.data.session import open_session, prepare
     from tracetui.data.sources import SourceSpec
 
-    return open_session(prepare([SourceSpec(str(data))]))
+    from .apps import app_process
+
+    sources = prepare([SourceSpec(str(data))])
+    app_process()
+    return open_session(sources)
 
 
 def warm(data: Path, repeat: int) -> dict:
     from tracetui.data.search import search
 
-    session = _open(data)
+    session = cli_session(data)
     first = search(session, COMMON_NEEDLE)
     out = {"bytes": first.bytes_scanned, "first_seconds": first.seconds, "needles": {}}
     for name, (pattern, options) in NEEDLES.items():
@@ -55,7 +61,7 @@ def cold(data: Path) -> dict:
     from tracetui.data.search import search
     from tracetui.data.search_text import path_of
 
-    session = _open(data)
+    session = cli_session(data)
     make_cold([path for ds in session.datasets for path in (ds.folder / "data.arrow", path_of(ds.folder))])
     began = time.perf_counter()
     found = search(session, COMMON_NEEDLE)
