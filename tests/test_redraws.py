@@ -177,3 +177,17 @@ async def test_a_filter_that_moves_the_trial_paints_the_list_before_it_reads_the
         assert reads[0][1] >= 1  # a frame painted the list before the trial was read
         assert session.info(stopped).model == other
         assert screen.conversation.messages == session.history(stopped).messages
+
+
+async def test_the_panes_follow_a_filter_even_when_the_list_is_hidden_before_it_is_painted(sources):
+    """The conversation is maximized (the list hidden) right after a toggle: no frame paints the list, and
+    the panes still show the trial it selected, a moment later."""
+    async with opened(sources, SIZE) as (pilot, screen):
+        session = screen.session
+        model = session.info(screen.trial).model
+        other = next(label for label in session.facets.facets["model"].labels if label != model)
+        screen.filters.toggle("model", other)
+        screen.trial_list.display = False
+        await pilot.pause(0.5)
+        assert screen.panes.shown == screen.trial and session.info(screen.trial).model == other
+        assert screen.conversation.messages == session.history(screen.trial).messages

@@ -17,6 +17,9 @@ from textual.strip import Strip
 
 from .line_view import LineView
 
+PAINT_WAIT = 0.25
+"""Seconds `after_painted` waits at most for the frame it waits for."""
+
 
 class CursorKeys(LineView):
     """j/k, g/G and paging as moves of a line cursor: shared by the lists and the verifier panel, which
@@ -89,20 +92,25 @@ class CursorList(CursorKeys, can_focus=True):
 
     def after_painted(self, callback: Callable[[], object]) -> None:
         """`callback` once the frame that paints the rows set now is on screen (at once when the list is
-        not on screen: no frame will paint it), so slower work can wait for the list the user acted on.
-        Call it before the change that refreshes the list."""
-        if self.is_on_screen and self.screen.is_current:
-            self._after_painted.append(callback)
-        else:
+        not on screen: no frame will paint it; at the latest after PAINT_WAIT, should the list be hidden
+        meanwhile), so slower work can wait for the list the user acted on. Call it before the change
+        that refreshes the list."""
+        if not (self.is_on_screen and self.screen.is_current):
             callback()
+            return
+        self._after_painted.append(callback)
+        self.set_timer(PAINT_WAIT, self._painted)
 
     def render_lines(self, crop):
         strips = super().render_lines(crop)
         if self._after_painted:  # inside the frame: what waits for it runs once it is written
-            callbacks, self._after_painted = self._after_painted, []
-            for callback in callbacks:
-                self.call_after_refresh(callback)
+            self.call_after_refresh(self._painted)
         return strips
+
+    def _painted(self) -> None:
+        callbacks, self._after_painted = self._after_painted, []
+        for callback in callbacks:
+            callback()
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
