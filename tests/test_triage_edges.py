@@ -11,7 +11,7 @@ from textual.widgets._footer import FooterKey
 from tracetui.data.facets import FilterState
 
 from .scenarios import loaded
-from .ui_helpers import closed, make_app, opened, text_of
+from .ui_helpers import closed, make_app, opened, panes_followed, text_of
 
 SIZES = [(80, 24), (120, 40)]
 
@@ -67,7 +67,7 @@ async def test_a_message_goes_once_the_state_it_describes_is_gone(sources, size)
         assert text_of(screen.position_line) == "" and screen.verifier.blocks == []
         assert screen.verifier.failures() == [] and screen.verifier.cursor_line == 0  # nothing of it kept
         screen.state = FilterState()  # trials are back (as when another screen sets the filters)
-        await pilot.pause()
+        await panes_followed(pilot, screen)
         assert status(screen) == ""
         assert screen.trial is not None and screen.trial_list.current_trial is not None
         assert text_of(screen.position_line) and screen.verifier.blocks

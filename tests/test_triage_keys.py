@@ -24,6 +24,25 @@ async def test_labels_typed_in_a_burst_land_on_the_trial_each_j_selected(sources
         assert cells == ["", "reward-hack", "bad-task", "env-issue"]
 
 
+async def test_a_key_typed_right_after_a_filter_acts_on_the_trial_the_filter_selected(sources):
+    """The panes show the trial a filter selects once the list is painted; a key typed meanwhile waits
+    for them, so `l` steps through the new trial's conversation, not the one shown before."""
+    app = make_app(sources)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        screen = app.screen
+        session = screen.session
+        model = session.info(screen.trial).model
+        other = next(label for label in session.facets.facets["model"].labels if label != model)
+        facets = screen.facet_list
+        await burst(pilot, "f")
+        code = session.facets.facets["model"].labels.index(other)
+        facets.cursor = next(i for i, row in enumerate(facets.rows) if row.facet == "model" and row.code == code)
+        await burst(pilot, "enter", "l", "l")  # Enter toggles the value; `l` is the conversation's next message
+        assert not screen.holds_keys and screen.panes.shown == screen.trial
+        assert session.info(screen.trial).model == other and screen.conversation.current == 2
+
+
 async def test_text_typed_right_after_a_goes_into_the_note(sources):
     app = make_app(sources)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -60,6 +60,16 @@ def visible_lines(view) -> list[str]:
     return [view.render_line(y).text for y in range(view.scrollable_content_region.height)]
 
 
+async def panes_followed(pilot, screen) -> None:
+    """Wait until the panes show the trial the list selects: after a filter change they follow once the
+    list's frame is painted (or, the list hidden, within `cursor_list.PAINT_WAIT`)."""
+    for _ in range(100):
+        if screen.panes.shown == screen.trial and not screen.panes.following:
+            return
+        await pilot.pause(0.01)
+    raise AssertionError(f"the panes show {screen.panes.shown}, the list selects {screen.trial}")
+
+
 async def burst(pilot, *keys: str) -> None:
     """Send `keys` as one burst, the way a fast typist or a paste of keys arrives: all queued before
     the app handles the first (Pilot's `press` waits for the app between keys), then wait for them."""

@@ -7,8 +7,9 @@ acted: the text typed right after `a` misses the note editor that `a` opens, the
 to the list Enter just left. So the app hands keys over one at a time: the next one once the one
 before has gone all the way up (a marker posted behind it, `KeyDone`, has reached the app), every
 widget of the screen has handled the messages it caused (a focus moved through a message included),
-and the screen shown is ready for typing (mounted, its text box focused). A key never waits more
-than `MAX_WAIT` seconds, whatever holds it.
+and the screen shown is ready for typing (mounted, its text box focused, and not `holds_keys`: the
+triage screen's panes about to show the trial a filter selected). A key never waits more than
+`MAX_WAIT` seconds, whatever holds it.
 """
 
 from __future__ import annotations
@@ -117,4 +118,6 @@ class KeyOrder:
             if screen.focused is None and screen.focus_chain and auto_focus:
                 return False  # it is opening: its text box gets the focus in a moment
             self._ready.add(screen)  # (a screen that focuses nothing by itself, the quit prompt, is ready)
+        if getattr(screen, "holds_keys", False):
+            return False
         return not any(node.message_queue_size for node in screen.walk_children(with_self=True))

@@ -199,6 +199,12 @@ class TriageScreen(Screen[None]):
         reads it here, so a key acts on the trial the key before it left selected."""
         return self.trial_list.current_trial
 
+    @property
+    def holds_keys(self) -> bool:
+        """Keys wait (`KeyOrder`) while the panes are about to show the trial a filter selected: a key
+        typed meanwhile acts on that trial's conversation, not on the one shown before."""
+        return self.panes.following
+
     def watch_state(self) -> None:
         self.apply_filters(panes_after_list=True)
 
