@@ -74,7 +74,8 @@ class TrialPanes:
     def follow_list(self) -> None:
         """A filter change is about to set the list: the panes show its selected trial once the list is
         painted, so the list and the sidebar do not wait for that trial's rows (cold on disk, or asked of
-        the hub). Keys that move the cursor meanwhile are followed to where it stops."""
+        the hub). Keys wait for the panes meanwhile (`TriageScreen.holds_keys`); a click that moves the
+        cursor is followed to where it stops."""
         if not self.following:
             self.following = True
             self.host.trial_list.after_painted(self._followed)
