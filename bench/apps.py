@@ -18,12 +18,17 @@ FLOOR_TEXT = "floor: one widget painted"
 NAIVE_PREFIX = "naive: "
 
 
-def app_process() -> None:
-    """What the command line does to its process before it builds the app: pandas kept out (pyarrow would
-    import it, 40 MB, to check for pandas objects), so that memory is measured as users get it."""
+def cli_sources(source: str | Path) -> list:
+    """SOURCE resolved as the command line resolves it (a hub dataset left to read remotely while it
+    downloads), then pandas kept out of the process as the command line keeps it out before it opens
+    anything (pyarrow would import it, 40 MB, to check for pandas objects): measured as users get it."""
     from tracetui.cli import keep_pandas_out
+    from tracetui.data.session import prepare
+    from tracetui.data.sources import SourceSpec
 
+    sources = prepare([SourceSpec(str(source))], progressive=True)
     keep_pandas_out()
+    return sources
 
 
 def tracetui_widgets() -> tuple[type, ...]:
@@ -35,13 +40,10 @@ def tracetui_widgets() -> tuple[type, ...]:
 
 def tracetui_app(data: Path):
     """A TraceApp on DATA for Pilot (opens the session in its worker; TRACETUI_CACHE_DIR has the conversion),
-    in a process like the command line's (`app_process`)."""
-    app_process()
-    from tracetui.data.session import prepare
-    from tracetui.data.sources import SourceSpec
+    its sources resolved as the command line resolves them (`cli_sources`)."""
     from tracetui.ui.app import StartOptions, TraceApp
 
-    return TraceApp(prepare([SourceSpec(str(data))]), StartOptions()), tracetui_widgets()
+    return TraceApp(cli_sources(data), StartOptions()), tracetui_widgets()
 
 
 def run_cli_headless(data: Path | str, size: tuple[int, int], before_run: Callable, *options: str) -> int:

@@ -83,16 +83,13 @@ async def switch(screen, watcher, trial: int) -> float:
 
 async def read(repo: str, toggle_count: int, switch_count: int) -> dict:
     from tracetui.data.search import search
-    from tracetui.data.session import prepare
-    from tracetui.data.sources import SourceSpec
     from tracetui.ui.app import StartOptions, TraceApp
 
-    from .apps import app_process, tracetui_widgets
+    from .apps import cli_sources, tracetui_widgets
     from .frames import FrameWatcher
     from .interact import toggles
 
-    app_process()
-    app = TraceApp(prepare([SourceSpec(repo)], progressive=True), StartOptions(download=False))
+    app = TraceApp(cli_sources(repo), StartOptions(download=False))
     watcher = FrameWatcher(tracetui_widgets())
     watcher.install(app)
     async with app.run_test(size=SIZE) as pilot:
@@ -157,15 +154,12 @@ def first(repo: str) -> dict:
 
 
 async def download(repo: str) -> dict:
-    from tracetui.data.session import prepare
-    from tracetui.data.sources import SourceSpec
     from tracetui.ui.app import TraceApp
 
-    from .apps import app_process, tracetui_widgets
+    from .apps import cli_sources, tracetui_widgets
     from .frames import FrameWatcher
 
-    app_process()
-    app = TraceApp(prepare([SourceSpec(repo)], progressive=True))
+    app = TraceApp(cli_sources(repo))
     watcher = FrameWatcher(tracetui_widgets())
     watcher.install(app)
     async with app.run_test(size=SIZE) as pilot:

@@ -29,16 +29,12 @@ NEEDLES = {
 
 
 def cli_session(data: Path):
-    """The session of DATA, opened as the command line opens it (its sources resolved, then pandas kept
-    out of the process)."""
-    from tracetui.data.session import open_session, prepare
-    from tracetui.data.sources import SourceSpec
+    """The session of DATA, opened as the command line opens it (`apps.cli_sources`)."""
+    from tracetui.data.session import open_session
 
-    from .apps import app_process
+    from .apps import cli_sources
 
-    sources = prepare([SourceSpec(str(data))])
-    app_process()
-    return open_session(sources)
+    return open_session(cli_sources(data))
 
 
 def warm(data: Path, repeat: int) -> dict:
