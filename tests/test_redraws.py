@@ -8,7 +8,7 @@ from __future__ import annotations
 from tracetui.render.block import Block
 from tracetui.ui.widgets.facet_list import RowKind
 
-from .ui_helpers import opened
+from .ui_helpers import opened, panes_followed
 
 SIZE = (120, 40)
 
@@ -188,6 +188,6 @@ async def test_the_panes_follow_a_filter_even_when_the_list_is_hidden_before_it_
         other = next(label for label in session.facets.facets["model"].labels if label != model)
         screen.filters.toggle("model", other)
         screen.trial_list.display = False
-        await pilot.pause(0.5)
-        assert screen.panes.shown == screen.trial and session.info(screen.trial).model == other
+        await panes_followed(pilot, screen)
+        assert session.info(screen.trial).model == other
         assert screen.conversation.messages == session.history(screen.trial).messages
