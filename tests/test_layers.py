@@ -15,7 +15,7 @@ import tracetui
 
 PACKAGE = Path(tracetui.__file__).parent
 LAYERS = [
-    {"", "trace", "verifier", "paths"},  # "" is the root package (__version__)
+    {"", "trace", "verifier", "paths", "collector"},  # "" is the root package (__version__)
     {"findings"},
     {"data"},
     {"store", "render", "clipboard", "demo"},
@@ -31,6 +31,7 @@ rendering or the UI; `ask` shows the model what the conversation pane shows; the
 FORBIDDEN = {
     "trace": {"rich", "textual", "pyarrow"},
     "verifier": {"rich", "textual", "pyarrow", "numpy", "orjson"},  # the standard library only
+    "collector": {"rich", "textual", "pyarrow", "numpy", "orjson"},
     "findings": {"rich", "textual", "pyarrow"},
     "data": {"rich", "textual"},
     "store": {"rich", "textual"},  # and its SQLite store the standard library only: STDLIB_ONLY

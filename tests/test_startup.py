@@ -19,6 +19,7 @@ NOT_AT_START = (*LAZY, "pyarrow.compute", "numpy.ma")
 numpy.ma: what numpy's `unique` imports, ~25 ms)."""
 
 FIRST_SCREEN = """
+import gc
 import sys
 from textual.command import CommandPalette
 import tracetui.ui.app as app_module
@@ -42,10 +43,12 @@ def check(app):
         later = "pyarrow.compute" in sys.modules  # loaded in the background after the first screen
         if (loaded == sorted(LAZY) and later) or seen["ticks"] > 300:
             seen["palette"], seen["later"] = loaded, [str(later)]
+            seen["collecting"] = [str(gc.isenabled())]
             app.exit()
 
 
 def mounted(app):
+    seen["collecting at start"] = [str(gc.isenabled())]
     on_mount(app)
     app.set_interval(0.01, lambda: check(app))
 
@@ -56,6 +59,7 @@ code = main(sys.argv[1:])
 print("FIRST", *seen.get("first", ["?"]))
 print("PALETTE", *seen.get("palette", ["?"]))
 print("LATER", *seen.get("later", ["?"]))
+print("GC", *seen.get("collecting at start", ["?"]), *seen.get("collecting", ["?"]), gc.isenabled())
 sys.exit(code)
 """
 
@@ -72,7 +76,7 @@ def first_screen(*argv: str) -> dict[str, list[str]]:
     done = run_headless(*argv)
     assert done.returncode == 0, done.stderr[-3000:]
     lines = dict(line.split(" ", 1) if " " in line else (line, "") for line in done.stdout.splitlines())
-    return {key: lines[key].split() for key in ("FIRST", "PALETTE", "LATER")}
+    return {key: lines[key].split() for key in ("FIRST", "PALETTE", "LATER", "GC")}
 
 
 def test_the_first_screen_loads_the_palette_help_and_kernels_on_first_use(tmp_path):
@@ -84,6 +88,8 @@ def test_the_first_screen_loads_the_palette_help_and_kernels_on_first_use(tmp_pa
         assert seen["FIRST"] == computed, opening
         assert seen["PALETTE"] == sorted(LAZY), opening  # the palette works: its providers loaded
         assert seen["LATER"] == ["True"], opening  # the kernels came in the background
+        # no garbage collection from the start to the first frame; on again after it, and after the app
+        assert seen["GC"] == ["False", "True", "True"], opening
 
 
 def test_an_early_open_that_fails_ends_in_one_line(tmp_path):
@@ -93,3 +99,4 @@ def test_an_early_open_that_fails_ends_in_one_line(tmp_path):
     done = run_headless(str(bad))
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and done.stderr.startswith("tracetui: "), done.stderr
+    assert done.stdout.splitlines()[-1].endswith(" True")  # collecting again once the command ended

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import __version__
+from .collector import held_until_first_frame
 from .commands import SOURCE_HELP, Parser, cache_option, guarded, source_options, source_specs, view_options
 from .commands import cache_size as cache_limit
 from .commands.demo import demo_rows, demo_sources
@@ -154,7 +155,8 @@ class EarlyOpen:
 
 def cmd_open(argv: list[str]) -> int:
     args = open_parser().parse_args(argv)
-    return guarded(args, lambda: _open(args))
+    with held_until_first_frame():
+        return guarded(args, lambda: _open(args))
 
 
 def _open(args) -> int:
@@ -185,7 +187,8 @@ def _open(args) -> int:
 
 def cmd_demo(argv: list[str]) -> int:
     args = demo_parser().parse_args(argv)
-    return guarded(args, lambda: _demo(args))
+    with held_until_first_frame():
+        return guarded(args, lambda: _demo(args))
 
 
 def _demo(args) -> int:

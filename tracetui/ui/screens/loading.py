@@ -9,6 +9,8 @@ from textual.containers import Center, Middle
 from textual.screen import Screen
 from textual.widgets import ProgressBar, Static
 
+from ... import collector
+
 
 class LoadingScreen(Screen):
     BINDINGS = [Binding("escape,q", "cancel", "Cancel")]
@@ -25,6 +27,9 @@ class LoadingScreen(Screen):
                 yield ProgressBar(total=1.0, show_eta=False, id="loading-bar")
             with Center():
                 yield Static("", id="loading-detail")
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(collector.resume)  # the first frame: what opening makes meanwhile is collected
 
     def progress(self, fraction: float, message: str) -> None:
         self.query_one(ProgressBar).update(progress=fraction)

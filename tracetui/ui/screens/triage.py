@@ -22,6 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState
 
+from ... import collector
 from ...data.compute import load_soon as load_compute_kernels
 from ...data.facets import FacetResult, FilterState
 from ...data.session import Session
@@ -175,9 +176,10 @@ class TriageScreen(Screen[None]):
 
     def _after_first_frame(self) -> None:
         """Keep the long-lived objects out of the garbage collector's scans (its pauses were most of the
-        interaction p95), then start the background work, or once the first conversation is read from
-        the hub (the verifier index streams from it and the answers import ~0.1 s: both would slow it)."""
-        gc.freeze()
+        interaction p95) and collect again (`collector`), then start the background work, or once the
+        first conversation is read from the hub (the verifier index streams from it and the answers
+        import ~0.1 s: both would slow it)."""
+        collector.resume()
         if any(worker.group == FETCH_GROUP and not worker.is_finished for worker in self.workers):
             self._background_waits = True
         else:
