@@ -26,6 +26,7 @@ from ..data.errors import SourceError, one_line
 from ..data.facets import FilterState
 from ..data.session import Session, open_session
 from ..data.sources import Progress, ResolvedSource
+from . import frame_timer
 from .background import WorkerCancelled, detached
 from .format import human_size
 from .key_order import KeyDone, KeyOrder
@@ -122,6 +123,7 @@ class TraceApp(App):
     def __init__(
         self, sources: list[ResolvedSource], options: StartOptions | None = None, session: Session | None = None
     ) -> None:
+        frame_timer.mend()  # before any screen starts its update timer
         super().__init__()
         self.sources = sources
         self.options = options or StartOptions()
