@@ -15,9 +15,9 @@ import pytest
 from tracetui.data.errors import SourceError
 from tracetui.data.facets import FilterState
 from tracetui.data.findings_index import build_findings_index
-from tracetui.data.jobs import expand, is_jobs_path, jobs_source, open_job
 from tracetui.data.jobs.follow import Follower
 from tracetui.data.jobs.layout import JOB, ROOT, TRIAL, kind
+from tracetui.data.jobs.opening import expand, is_jobs_path, jobs_source, open_job
 from tracetui.data.source_kinds import resolve
 from tracetui.data.sources import SourceSpec
 from tracetui.data.verifier_index import build_verifier_index

@@ -14,7 +14,10 @@ from tracetui.demo import write_demo
 
 LAZY = ("tracetui.ui.commands", "tracetui.ui.screens.help")
 """Loaded when first used: the palette's providers and the help screen's key table."""
-NOT_AT_START = (*LAZY, "pyarrow.compute", "numpy.ma")
+LATER_PARTS = ("tracetui.data.search", "tracetui.data.stats", "tracetui.ask.verify", "tracetui.data.jobs.opening")
+"""The parts of tracetui the first screen of a converted dataset does not use: search, stats, the
+answers' checks, harbor job folders (~15 ms of imports)."""
+NOT_AT_START = (*LAZY, *LATER_PARTS, "pyarrow.compute", "numpy.ma")
 """Not imported before the first conversation is painted (pyarrow.compute: when a kernel first runs;
 numpy.ma: what numpy's `unique` imports, ~25 ms)."""
 

@@ -56,6 +56,7 @@ class Storage:
     meta: pa.Table
     num_rows: int
     local = True  # the text is on local disk (reading it never waits for the network)
+    followed = False  # its folders grow while it is open (harbor writes them): the app follows them
     notes: tuple[str, ...] = ()  # what reading its files skipped (bad JSON Lines lines), one line each
 
     @property

@@ -13,7 +13,7 @@ from .sources import Progress, ResolvedSource, SourceSpec
 
 if TYPE_CHECKING:
     from .dataset import Storage
-    from .jobs import JobSource
+    from .jobs.storage import JobSource
 
 
 class JobFolders:
@@ -24,14 +24,14 @@ class JobFolders:
         return path.is_dir() and kind(path) is not None
 
     def resolve(self, spec: SourceSpec, path: Path) -> ResolvedSource:
-        from .jobs import jobs_source
+        from .jobs.opening import jobs_source
 
         source = jobs_source(path)
         assert source is not None, f"{path} was claimed as a job folder"
         return replace(source, display=spec.source.strip())
 
     def prepare(self, spec: SourceSpec, path: Path, download: bool) -> list[ResolvedSource]:
-        from .jobs import expand
+        from .jobs.opening import expand
 
         return list(expand(self._job(self.resolve(spec, path))))
 
@@ -43,13 +43,13 @@ class JobFolders:
         return kept(Path(self._job(source).dataset_id))
 
     def open(self, source: ResolvedSource, progress: Progress, cache_size: int | None) -> Storage:
-        from .jobs import open_job
+        from .jobs.opening import open_job
 
         return open_job(self._job(source), progress)
 
     @staticmethod
     def _job(source: ResolvedSource) -> JobSource:
-        from .jobs import JobSource
+        from .jobs.storage import JobSource
 
         assert isinstance(source, JobSource), f"{source.dataset_id} is not a job folder"
         return source

@@ -21,8 +21,6 @@ from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
 from ..data.findings_index import FACET, FindingsIndex, build_findings_index
-from ..data.search import loose_literal
-from ..data.stats import hacked_trials
 from ..data.verifier_index import VerifierIndex
 from ..findings import KIND_NAMES, Finding
 from ..trace.sanitize import sanitize
@@ -61,6 +59,8 @@ def evidence_pattern(content: str, finding: Finding) -> re.Pattern[str] | None:
     forms = [quoted]
     with contextlib.suppress(ValueError):  # not a JSON string's inside: the text as it is
         forms.insert(0, json.loads(f'"{quoted}"'))
+    from ..data.search import loose_literal  # on first use: off the start-up
+
     patterns = [loose_literal(sanitize(form)) for form in forms]
     patterns = [p for p in dict.fromkeys(patterns) if p]
     return re.compile("|".join(f"(?:{p})" for p in patterns)) if patterns else None
@@ -127,6 +127,8 @@ class FindingsController:
 
     def indexed(self, index: FindingsIndex) -> None:
         """The index is in: the facet, the column and the pane show it (the screen then filters again)."""
+        from ..data.stats import hacked_trials  # once the index is in: off the start-up
+
         self.index = index
         self._has = np.array([bool(found) for found in index.findings], dtype=bool)
         self._marker_width = max((len(index.marker(int(t))) for t in np.nonzero(self._has)[0]), default=0)

@@ -28,9 +28,9 @@ from pathlib import Path
 
 from ...trace.outcome import ERROR, RUNNING
 from ..dataset import Storage
-from . import in_root, job_state, open_job, sibling, trial_names
 from .files import Stamp, stamp
 from .layout import is_job, job_dirs
+from .opening import in_root, job_state, open_job, sibling, trial_names
 from .storage import JobStorage
 from .summaries import store
 from .trial import TrialSummary, TrialText, summarize

@@ -62,6 +62,7 @@ class _Layout:
 
 class JobStorage(Storage):
     local = True
+    followed = True
 
     def __init__(
         self,

@@ -22,7 +22,6 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
-from ...ask.verify import VALUES, quote_pattern
 from ...data.errors import SourceError
 from ...data.facets import ASK_PREFIX, MultiFacet
 from ..evidence import FeatureHost, next_listed, reveal_message
@@ -117,6 +116,8 @@ class AskController:
         """The trial whose answer `@` showed last."""
         for name in screen.state.selected:  # a filter on a question lists nothing until its answers load
             if name.startswith(ASK_PREFIX) and name not in self.session.facets.facets:
+                from ...ask.verify import VALUES
+
                 empty = np.zeros(0, dtype=np.int64)
                 self.session.facets.add(MultiFacet(name, f"ask: {name[len(ASK_PREFIX) :]}", list(VALUES), empty, empty))
 
@@ -337,6 +338,8 @@ class AskController:
         screen = self.screen
         said = f"“{answer.quote}” {answer.reason}".strip() if answer.quote else answer.reason
         head = f"ask:{index.name} = {answer.value}"
+        from ...ask.verify import quote_pattern
+
         pattern = quote_pattern(answer.quote)
         if answer.in_verifier and pattern is not None:
             panel = screen.verifier

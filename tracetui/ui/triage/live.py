@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.app import App
 from textual.worker import Worker, get_current_worker
 
-from ...data.jobs import JobStorage
-from ...data.jobs.follow import POLL, Changes, Follower
 from ...data.session import Applied, Session
 from ..findings import FindingsController
 from ..widgets.trial_list import TrialList
@@ -27,6 +25,9 @@ from .labels import LabelBook
 from .panes import TrialPanes
 from .search import Search
 from .verifiers import VerifierIndexing
+
+if TYPE_CHECKING:
+    from ...data.jobs.follow import Changes
 
 GROUP = "follow-jobs"
 BUSY = ("search", "export", "verifier-index", "findings-index", "fetch")
@@ -66,13 +67,15 @@ class LiveJobs:
 
     @property
     def following(self) -> bool:
-        return any(isinstance(dataset, JobStorage) for dataset in self.session.datasets)
+        return any(dataset.followed for dataset in self.session.datasets)
 
     def start(self) -> None:
         if self.following:
             in_thread(self.host, self._follow, GROUP, "Following the job folders")
 
     def _follow(self) -> None:
+        from ...data.jobs.follow import POLL, Follower  # job folders only: off everyone's start-up
+
         worker = get_current_worker()
         follower = Follower(self.session.datasets)
         due = time.monotonic() + POLL  # the first poll not with the first frame: it would slow it down

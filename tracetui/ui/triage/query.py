@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 
-from ...data.search import python_regex
-
 
 def parse_query(text: str) -> tuple[str, bool, bool]:
     """(pattern, regex, ignore_case) of what the user typed."""
@@ -23,4 +21,6 @@ def parse_query(text: str) -> tuple[str, bool, bool]:
 
 def compile_query(text: str) -> re.Pattern[str]:
     """The Python pattern of a query; raises ValueError with a one-line message when invalid."""
+    from ...data.search import python_regex  # the first query: off the start-up
+
     return python_regex(*parse_query(text))

@@ -10,19 +10,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 from textual.message import Message
 from textual.worker import get_current_worker
 
 from ...data.errors import SourceError
-from ...data.search import SearchCancelled, SearchResult, search
 from ..evidence import FeatureHost
 from ..format import counted
 from ..widgets.bars import PromptBar, PromptMode
 from ..work import WorkDone, WorkProgress, in_thread
 from .query import compile_query, parse_query
+
+if TYPE_CHECKING:
+    from ...data.search import SearchResult
 
 GROUP = "search"
 
@@ -80,6 +82,8 @@ class Search:
 
         def waiting(fraction: float) -> None:
             post(WorkProgress("Search waits for the download… (Esc cancels)", fraction))
+
+        from ...data.search import SearchCancelled, search  # the first search: off the start-up
 
         try:
             result = search(
