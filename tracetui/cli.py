@@ -187,8 +187,7 @@ def _open(args) -> int:
 
 def cmd_demo(argv: list[str]) -> int:
     args = demo_parser().parse_args(argv)
-    with held_until_first_frame():
-        return guarded(args, lambda: _demo(args))
+    return guarded(args, lambda: _demo(args))
 
 
 def _demo(args) -> int:
@@ -199,7 +198,8 @@ def _demo(args) -> int:
         demo.write_demo(args.out, rows=rows, seed=args.seed, progress=_print_progress)
         print(f"\nwrote {rows:,} rows to {args.out}", file=sys.stderr)
         return 0
-    return run_app(demo_sources(rows, args.seed), args)
+    with held_until_first_frame():  # writing a dataset (--out) collects as usual
+        return run_app(demo_sources(rows, args.seed), args)
 
 
 def _print_progress(done: int, total: int) -> None:
