@@ -4,6 +4,7 @@ would span two messages, the search text beside a conversion (healed when missin
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from tracetui.data.facets import FilterState
@@ -211,11 +212,12 @@ def test_the_conversion_writes_the_search_text_and_an_old_cache_gets_it_on_its_f
     expected = [search(traces, pattern, **options) for pattern, options in needles]
     (text,) = search_files(traces)
     assert text.is_file()  # written by the conversion
-    text.unlink()  # as a conversion made before the search text was is
+    older = text.with_name("search-v1.2.arrow")
+    text.rename(older)  # as a conversion made before this version of the search text is
     old = session_of(tmp_path / "traces")
     seen: list[float] = []
     results = [search(old, needles[0][0], progress=seen.append)]
-    assert text.is_file()
+    assert text.is_file() and not older.exists()  # the older version's, which nothing reads, is gone
     assert len(seen) > 2 and seen == sorted(seen) and seen[-1] == pytest.approx(1.0)  # writing it, then the scan
     results += [search(old, pattern, **options) for pattern, options in needles[1:]]
     for want, got in zip(expected, results):
@@ -236,11 +238,22 @@ def test_writing_the_search_text_is_cancelled_with_the_search(tmp_path, traces):
     assert text.is_file()
 
 
-@pytest.mark.parametrize("damage", ["cut", "other rows"])
+@pytest.mark.parametrize("damage", ["cut", "other rows", "a run with no start"])
 def test_a_damaged_search_text_is_written_again(tmp_path, traces, caplog, damage):
     (text,) = search_files(traces)
     if damage == "cut":
         text.write_bytes(text.read_bytes()[: text.stat().st_size // 2])
+    elif damage == "a run with no start":  # its first text's trials lost: the trials of none
+        reader = pa.ipc.open_file(pa.BufferReader(text.read_bytes()))  # not mapped: rewritten below
+        batches = [reader.get_batch_with_custom_metadata(i) for i in range(reader.num_record_batches)]
+        with pa.OSFile(str(text), "wb") as sink, pa.ipc.new_file(sink, reader.schema) as writer:
+            for index, (batch, meta) in enumerate(batches):
+                rows = batch.column(1)
+                if index == 0:
+                    rows = pa.ListArray.from_arrays(
+                        rows.offsets, rows.values, mask=pa.array([True] + [False] * (len(rows) - 1))
+                    )
+                writer.write_batch(pa.record_batch([batch.column(0), rows], schema=reader.schema), custom_metadata=meta)
     else:  # a sound file of other data (one trial's rows)
         other = session_of(write_parquet(tmp_path / "other" / "o.parquet", trial_rows("gamma", "gamma__1", 2, "0.0")))
         text.write_bytes(search_files(other)[0].read_bytes())
@@ -266,3 +279,49 @@ def test_a_needle_is_looked_for_by_a_part_of_it_then_confirmed_whole(tmp_path, p
         ["Exit code 3", "x42 y", "exit code x", "an exit code 3", "a 42 b"],
     )
     assert names(session, search(session, pattern, **options).trials) == {"t1"}
+
+
+def kept_texts(session) -> list[str]:
+    """The texts of the session's one search text file, messages then logs."""
+    (ds,) = session.datasets
+    found = ds.search_text()
+    return [text for batch in found.messages + found.logs for text in batch.column(0).to_pylist()]
+
+
+def test_a_text_that_trials_share_is_kept_once_and_found_in_each(tmp_path):
+    session = one_row_trials(
+        tmp_path,
+        ["shared prompt", "only zero", "more zero", "tail"],
+        ["shared prompt", "only one", "tail"],
+        ["shared prompt", "only zero", "more zero", "tail"],  # t0 again: its two new texts are one run
+        ["other", "shared prompt"],
+    )
+    assert sorted(kept_texts(session)) == ["more zero", "only one", "only zero", "other", "shared prompt", "tail"]
+    for pattern, options, expected in [
+        ("shared prompt", {}, {"t0", "t1", "t2", "t3"}),
+        ("only zero", {}, {"t0", "t2"}),
+        ("ONLY ZERO", {"ignore_case": True}, {"t0", "t2"}),
+        ("more zero", {}, {"t0", "t2"}),  # the second of the run
+        ("zeromore", {}, set()),  # two messages of the run
+        ("zerotail", {}, set()),
+        ("tail", {}, {"t0", "t1", "t2"}),
+        ("promptonly", {}, set()),
+        ("othershared", {}, set()),
+        ("only one", {}, {"t1"}),
+        (r"^only \w+$", {"regex": True}, {"t0", "t1", "t2"}),
+        (r"ta.l", {"regex": True}, {"t0", "t1", "t2"}),
+    ]:
+        assert names(session, search(session, pattern, **options).trials) == expected, pattern
+
+
+def test_attempts_at_one_task_share_its_prompt_and_a_log(tmp_path):
+    log = "FAILED tests/test_x.py::test_same - same for both"
+    rows = trial_rows("same", "same__1", 3, "0.0", verifier=log) + trial_rows("same", "same__2", 2, "0.0", verifier=log)
+    rows += trial_rows("same", "same__3", 2, "1.0", verifier="1 passed")
+    session = session_of(write_parquet(tmp_path / "rows.parquet", rows))
+    assert kept_texts(session).count("prompt for same") == 1 and kept_texts(session).count(log) == 1
+    assert names(session, search(session, "prompt for same").trials) == {"same__1", "same__2", "same__3"}
+    assert names(session, search(session, "same__2 reply 1").trials) == {"same__2"}
+    result = search(session, "test_same")
+    assert names(session, result.trials) == names(session, result.in_verifier) == {"same__1", "same__2"}
+    assert names(session, search(session, "test_same", verifier=False).trials) == set()

@@ -2,18 +2,19 @@
 
 A search covers each row's messages new to its trial (a nested-prefix episode row repeats its trial's
 earlier messages) and each trial's shown verifier log, once (`search_text`). For a converted dataset
-they lie contiguously in its search text file: each batch of it (~32 MB) is one job, scanned zero-copy
-by RE2 (`pc.find_substring_regex`, `pc.match_substring_regex`; an escaped literal is ~10x faster than
-the plain substring kernels), which releases the GIL, so jobs run on two threads. A job scans each run
-of one trial's consecutive messages as one string (an RE2 call per run, not per message: a common
-needle stops at the trial's first match), then confirms the message where that first match starts, as
-a match spanning two messages is none. RE2 skips ahead with memchr to a literal's first byte, so what
+they lie contiguously in its search text file, each distinct text once with the trials it is in: each
+batch of it (~32 MB) is one job, scanned zero-copy by RE2 (`pc.find_substring_regex`,
+`pc.match_substring_regex`; an escaped literal is ~10x faster than the plain substring kernels), which
+releases the GIL, so jobs run on two threads. A job scans each run of messages new to the same trials
+(a trial's consecutive messages) as one string (an RE2 call per run, not per message: a common needle
+stops at the run's first match), then confirms the message where that first match starts, as a match
+spanning two messages is none. RE2 skips ahead with memchr to a literal's first byte, so what
 it looks for first is a part of the needle that each match holds (the needle without its surrounding
 blanks, a literal from a rare character on, a regex's literal prefix), confirmed whole; only a run
 whose first match is not confirmed is scanned message by message past it. A regex with anchors or word
 boundaries (its matches depend on where a message ends) is scanned message by message. Hits map to
-trials through each message's row, so the cost follows the bytes, not the number of messages or row
-groups.
+trials through each run's rows, so the cost follows the distinct bytes, not the number of messages,
+trials or row groups.
 
 Other datasets (read from the hub, harbor job folders, a cache that cannot be written) are scanned from
 their rows: consecutive pieces of about JOB_BYTES of text as one job, the messages new to each trial
@@ -37,7 +38,7 @@ import pyarrow as pa
 
 from .compute import pc
 from .dataset import Piece, Storage
-from .search_text import SearchText, new_messages, offsets, row_maps, shown_logs
+from .search_text import SearchText, new_messages, offsets, row_maps, shown_logs, spans
 
 if TYPE_CHECKING:
     from .session import Session
@@ -105,16 +106,15 @@ class _Needle:
         exact = pc.match_substring_regex(_take(array, rough), self.expression, ignore_case=self.ignore_case)
         return rough[_hits(exact)]
 
-    def owners(self, text: pa.Array, owners: np.ndarray, runs: bool) -> np.ndarray:
-        """The owners (one per string of `text`) of the strings that match; with `runs`, each run of one
-        owner's strings is scanned as one string, then the string where its first match starts is
-        confirmed (`runs`: the strings are messages, of which a match may span two)."""
+    def runs_hit(self, text: pa.Array, starts: np.ndarray, runs: bool) -> np.ndarray:
+        """The runs of `text` (run r: strings `starts[r]`… up to the next start) holding a string that
+        matches; with `runs`, each run is scanned as one string, then the string where its first match
+        starts is confirmed (`runs`: the strings are messages, of which a match may span two)."""
         if not (runs and self.runs):
-            return owners[self.matches(text)]
+            return np.searchsorted(starts, self.matches(text), side="right") - 1
         bounds = offsets(text)
-        starts = np.flatnonzero(np.concatenate([[True], owners[1:] != owners[:-1]])) if len(owners) else owners
-        ends = np.append(starts[1:], len(owners))
-        run_bounds = pa.py_buffer(np.ascontiguousarray(bounds[np.append(starts, len(owners))]))
+        ends = np.append(starts[1:], len(text))
+        run_bounds = pa.py_buffer(np.ascontiguousarray(bounds[np.append(starts, len(text))]))
         joined = pa.StringArray.from_buffers(len(starts), run_bounds, text.buffers()[2])  # no copy
         at = pc.find_substring_regex(joined, self.rough, ignore_case=self.ignore_case).to_numpy()
         hit = np.flatnonzero(at >= 0)
@@ -123,11 +123,21 @@ class _Needle:
         whole = pc.match_substring_regex(text.take(pa.array(first)), self.expression, ignore_case=self.ignore_case)
         confirmed = whole.to_numpy(zero_copy_only=False)
         # a first match spanning messages (or, of `rough`, not the whole needle's): the run's later messages
-        begin, end = first[~confirmed] + 1, ends[hit[~confirmed]]
-        counts = end - begin
-        later = np.repeat(begin - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+        begin = first[~confirmed] + 1
+        later = spans(begin, ends[hit[~confirmed]] - begin)
         found = later[self.matches(text.take(pa.array(later)))] if len(later) else later
-        return np.concatenate([owners[first[confirmed]], owners[found]])
+        return np.concatenate([hit[confirmed], np.searchsorted(starts, found, side="right") - 1])
+
+
+def _text_trials(needle: _Needle, batch: pa.RecordBatch, owner: np.ndarray, runs: bool) -> np.ndarray:
+    """The trials (through `owner`, of dataset rows) of the matching texts of a search text batch: each
+    text's `rows`, or where null, its run's (the text before's: see `search_text`)."""
+    text, lists = batch.column(0), batch.column(1)
+    whole = lists.is_valid() if lists.null_count else None
+    starts = np.arange(len(lists)) if whole is None else np.flatnonzero(whole.to_numpy(zero_copy_only=False))
+    hit = starts[needle.runs_hit(text, starts, runs)]
+    bounds = offsets(lists)
+    return owner[lists.values.to_numpy()[spans(bounds[hit], bounds[hit + 1] - bounds[hit])]]
 
 
 def search(
@@ -207,8 +217,7 @@ def search(
                 done += ds.pieces() - share * len(batches)
                 scanned += _covered(ds, verifier)
                 for batch, logs in batches:
-                    owners = owner[batch.column(1).to_numpy()]
-                    submit(partial(needle.owners, batch.column(0), owners, not logs), _Done(logs, 0, share))
+                    submit(partial(_text_trials, needle, batch, owner, not logs), _Done(logs, 0, share))
                 continue
             shown = shown_logs(session.trials, index, ds) if verifier else None
             for pieces in _runs(ds.scan(conversations=True, verifier=verifier, cancelled=stop)):
