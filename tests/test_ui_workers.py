@@ -3,24 +3,47 @@ in the message line while the app goes on."""
 
 from __future__ import annotations
 
+import threading
+
+import pytest
+
+from tracetui.data.errors import SourceError
 from tracetui.ui.triage import verifiers
 
 from .test_triage_actions import wait_idle
 from .ui_helpers import make_app, text_of, wait_loaded
 
 
-async def test_a_failing_verifier_index_is_one_line_and_the_app_goes_on(sources, monkeypatch):
+@pytest.mark.parametrize(("failure", "user_busy"), [("raises", False), ("raises", True), ("the hub went away", True)])
+async def test_a_failing_verifier_index_is_one_line_that_gives_the_users_words_way(
+    sources, monkeypatch, failure, user_busy
+):
+    go = threading.Event()
+
     def broken(session, progress, *more):
         progress(0.5)
-        raise RuntimeError("the disk\nis on fire")
+        go.wait(10)
+        if failure == "raises":
+            raise RuntimeError("the disk\nis on fire")
+        raise SourceError("the Hugging Face hub does not answer")
 
     monkeypatch.setattr(verifiers, "build_verifier_index", broken)
     app = make_app(sources)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await wait_loaded(app, pilot)
         await pilot.pause(0.4)  # the index starts 0.3 s after the first frame
+        if user_busy:
+            screen.status_line.working("Searching for 'x'… (Esc cancels)", 0.5)  # the user's search, running
+            screen.status("Added label 'bad-task' (saved; U undoes)")
+        go.set()
         await wait_idle(screen, pilot, "verifier-index")
-        assert text_of(screen.query_one("#status")) == "Reading verifier logs failed: RuntimeError: the disk is on fire"
+        await pilot.pause()
+        if user_busy:
+            assert text_of(screen.query_one("#status")) == "Added label 'bad-task' (saved; U undoes)"
+            assert screen.query_one("#work").display  # the search's bar stays
+        else:
+            failed = "Reading verifier logs failed: RuntimeError: the disk is on fire"
+            assert text_of(screen.query_one("#status")) == failed
         assert app.is_running and screen.verifiers.index is None
         first = screen.trial
         await pilot.press("L")

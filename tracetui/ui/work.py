@@ -34,9 +34,11 @@ class WorkProgress(Message):
 @dataclass
 class WorkDone(Message):
     """Long work ended without a result to show (cancelled, or failed as it can): the message line says
-    `text` and the progress bar hides."""
+    `text` and the progress bar hides; of background work (`background`), the line says it only over
+    nothing of the user's, and the bar of the user's work stays."""
 
     text: str
+    background: bool = False
 
 
 def failure_line(worker: Worker[object]) -> str:

@@ -46,6 +46,7 @@ from ..triage.panes import TrialPanes
 from ..triage.prompts import PromptAnswers
 from ..triage.routes import Route
 from ..triage.search import Search, Searched
+from ..triage.verifiers import GROUP as VERIFIER_GROUP
 from ..triage.verifiers import VerifierIndexing, VerifiersIndexed
 from ..widgets.bars import InfoBar, PromptBar, PromptMode
 from ..widgets.conversation import ConversationView
@@ -280,8 +281,16 @@ class TriageScreen(Screen[None]):
 
     @on(WorkDone)
     def _work_done(self, event: WorkDone) -> None:
+        self._ended(event.text, event.background)
+
+    def _ended(self, text: str, background: bool) -> None:
+        """Long work ended: the message line says `text`; of background work, only over nothing of the
+        user's, and the bar of the user's work (a search running) stays."""
+        if background:
+            self.status_line.news(text)
+            return
         self.status_line.working("", None)
-        self.status(event.text)
+        self.status(text)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A worker that raised: one line in the message line, and the app goes on. The first trial's
@@ -290,8 +299,7 @@ class TriageScreen(Screen[None]):
             self.call_after_refresh(self._start_background)
         if event.state != WorkerState.ERROR or self.findings.failed(event.worker):
             return
-        self.status_line.working("", None)
-        self.status(failure_line(event.worker))
+        self._ended(failure_line(event.worker), background=event.worker.group == VERIFIER_GROUP)
 
     @on(VerifiersIndexed)
     def _verifiers_indexed(self, event: VerifiersIndexed) -> None:

@@ -76,7 +76,7 @@ class VerifierIndexing:
         except InterruptedError:
             return
         except SourceError as exc:  # the hub stopped answering while the logs streamed from it
-            post(WorkDone(f"Verifier logs: {exc}"))
+            post(WorkDone(f"Verifier logs: {exc}", background=True))
             return
         post(VerifiersIndexed(index))
 
