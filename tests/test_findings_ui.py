@@ -185,20 +185,30 @@ def test_the_app_checks_a_finding_filter_without_finding_anything(planted):
         filter_state(session, parse_filter_args(["finding=hacked"]), find=False)
 
 
-async def test_a_failing_index_says_so_in_one_line(planted_sources, monkeypatch):
+@pytest.mark.parametrize("user_busy", [False, True])
+async def test_a_failing_index_says_so_in_one_line(planted_sources, monkeypatch, user_busy):
+    go = threading.Event()
+
     def failing(*args, **kwargs):
+        go.wait(10)
         raise OSError("disk on fire")
 
     monkeypatch.setattr("tracetui.ui.findings.build_findings_index", failing)
     app = make_app(planted_sources, StartOptions(FilterState({"finding": frozenset({"timeout"})})))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await wait_loaded(app, pilot)
+        if user_busy:
+            screen.status("Added label 'bad-task' (saved; U undoes)")
+        go.set()
         for _ in range(200):
             if screen.findings.failure:
                 break
             await pilot.pause(0.02)
         await pilot.pause()
         assert app.is_running
+        if user_busy:  # what the user did stays; `!` tells
+            assert status(screen) == "Added label 'bad-task' (saved; U undoes)"
+            await pilot.press("exclamation_mark")
         assert status(screen) == "The findings could not be read (OSError: disk on fire)."
         assert "could not be read" in visible_lines(screen.trial_list)[0] and not len(screen.trial_list.order)
         await pilot.press("x", "exclamation_mark")

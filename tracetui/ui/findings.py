@@ -144,13 +144,13 @@ class FindingsController:
         self.screen.status_line.news(text)
 
     def failed(self, worker: Worker[Any]) -> bool:
-        """Whether `worker`, which raised, built the index: then the message line says so (and the
-        list too if it was waiting for it)."""
+        """Whether `worker`, which raised, built the index: then the message line says so while it has
+        nothing of the user's to say (and the list too if it was waiting for it; `!` says it again)."""
         if worker.group != GROUP:
             return False
         error = worker.error
         self.failure = sanitize(f"{type(error).__name__}: {error}".splitlines()[0])
-        self.screen.status(f"The findings could not be read ({self.failure}).")
+        self._say(f"The findings could not be read ({self.failure}).")
         self._say_why_empty()
         return True
 
