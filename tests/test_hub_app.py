@@ -4,10 +4,12 @@ when the hub goes away, and stays remote when the dataset would not fit on the d
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tracetui.data.dataset import Dataset
-from tracetui.data.session import prepare
+from tracetui.data.session import Session, prepare
 from tracetui.data.sources import SourceSpec
 from tracetui.store.trial_keys import trial_key
 from tracetui.ui.app import StartOptions
@@ -98,6 +100,37 @@ async def test_a_trial_says_loading_until_its_text_arrives(hub):
         assert screen.trial_list.has_focus  # the UI answers meanwhile
         await until(pilot, lambda: screen.conversation.messages, "the trial's text")
         assert not any("loading…" in line for line in visible_lines(screen.conversation))
+
+
+async def test_the_background_work_waits_for_the_first_conversation_to_be_drawn(hub, monkeypatch):
+    """The verifier index streams from the hub: it starts once the first trial's text, read from the hub,
+    is drawn, even when its reading ended before the first frame and the panes have not drawn it yet."""
+    from tracetui.ui.triage.panes import TrialPanes
+    from tracetui.ui.triage.verifiers import VerifierIndexing
+
+    drawn_at_start: list[bool] = []
+    start = VerifierIndexing.start
+    monkeypatch.setattr(
+        VerifierIndexing,
+        "start",
+        lambda self: (drawn_at_start.append(bool(self.host.conversation.messages)), start(self)),
+    )
+    fetched = TrialPanes.fetched  # the text is read, its drawing comes later
+    monkeypatch.setattr(
+        TrialPanes, "fetched", lambda self, event: self.host.set_timer(0.5, lambda: fetched(self, event))
+    )
+    read = Session.fetch
+
+    def far(self, trial):  # a far hub: the first trial's text is not in by the time the screen mounts
+        time.sleep(0.3)
+        return read(self, trial)
+
+    monkeypatch.setattr(Session, "fetch", far)
+    app = make_app(prepare([SourceSpec(REPO)], progressive=True), StartOptions(download=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        await until(pilot, lambda: drawn_at_start, "the verifier index to start", tries=1000)
+        assert drawn_at_start == [True] and screen.conversation.messages
 
 
 async def test_the_hub_going_away_leaves_the_app_working(hub):

@@ -33,7 +33,6 @@ from ..findings import FindingsController, FindingsIndexed, FindingsProgress
 from ..task_health import show_task_health
 from ..triage.ask import AskController, AskNews
 from ..triage.export import Export
-from ..triage.fetch import GROUP as FETCH_GROUP
 from ..triage.fetch import Fetched, FetchFailed, TrialFetch
 from ..triage.filters import NAME_PLACEHOLDER, Filters
 from ..triage.labelling import Labelling, StoreRetried
@@ -181,10 +180,16 @@ class TriageScreen(Screen[None]):
         first conversation is read from the hub (the verifier index streams from it and the answers
         import ~0.1 s: both would slow it)."""
         collector.resume()
-        if any(worker.group == FETCH_GROUP and not worker.is_finished for worker in self.workers):
+        if self.panes.awaiting_text:
             self._background_waits = True
         else:
             self._start_background()
+
+    def trial_drawn(self) -> None:
+        """The panes drew a trial's text: the background work waiting for the first conversation starts
+        after the frame that paints it."""
+        if self._background_waits:
+            self.call_after_refresh(self._start_background)
 
     def _start_background(self) -> None:
         if self._background_started:  # two fetches may end before the next frame
@@ -293,10 +298,7 @@ class TriageScreen(Screen[None]):
         self.status(text)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A worker that raised: one line in the message line, and the app goes on. The first trial's
-        fetch ended: the background work starts once its conversation is painted."""
-        if self._background_waits and event.worker.group == FETCH_GROUP and event.worker.is_finished:
-            self.call_after_refresh(self._start_background)
+        """A worker that raised: one line in the message line, and the app goes on."""
         if event.state != WorkerState.ERROR or self.findings.failed(event.worker):
             return
         self._ended(failure_line(event.worker), background=event.worker.group == VERIFIER_GROUP)
@@ -340,6 +342,8 @@ class TriageScreen(Screen[None]):
     @on(FetchFailed)
     def _fetch_failed(self, event: FetchFailed) -> None:
         self.panes.fetch_failed(event)
+        if self._background_waits:  # the hub does not answer: the background work says so in turn
+            self.call_after_refresh(self._start_background)
 
     @on(FindingsPanel.Chosen)
     def _finding_chosen(self, event: FindingsPanel.Chosen) -> None:

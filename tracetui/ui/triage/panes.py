@@ -34,6 +34,7 @@ class PanesHost(FeatureHost, Protocol):
     @property
     def position_line(self) -> InfoBar: ...
     def no_trial(self) -> None: ...
+    def trial_drawn(self) -> None: ...
     def about_listed(self) -> object: ...
 
 
@@ -50,6 +51,8 @@ class TrialPanes:
         """The sub-agent conversation shown (an index into history.subagents); None: the main history."""
         self.following = False
         """A filter change moved the list: the panes show its selected trial once the list is painted."""
+        self.drawn: int | None = None
+        """The trial whose text the panes show (`shown` until its text is read from the hub)."""
 
     # --- the selected trial --------------------------------------------------------------------
     def show_selected(self) -> None:
@@ -80,12 +83,19 @@ class TrialPanes:
             self.following = True
             self.host.trial_list.after_painted(self._followed)
 
+    @property
+    def awaiting_text(self) -> bool:
+        """The panes wait for the selected trial's text from the hub (being read, or read and not yet
+        drawn)."""
+        return self.shown is not None and self.drawn != self.shown
+
     def _followed(self) -> None:
         self.following = False
         self.show_selected()
 
     def _display(self, trial: int) -> None:
         host = self.host
+        self.drawn = trial
         history = self.session.history(trial)
         host.conversation.show(history.messages, history)
         problem = self.session.problem(trial)
@@ -99,6 +109,7 @@ class TrialPanes:
         self.findings.show_trial(trial)
         self.search.highlight()
         self.show_position()
+        host.trial_drawn()
 
     def show_none(self) -> None:
         """The list emptied: the panes empty too (the list's message line says so once)."""
