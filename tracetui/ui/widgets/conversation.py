@@ -72,7 +72,7 @@ class ConversationView(BlockView):
         view's scrollbar would go and come back, and each lays out the screen)."""
         self._generation += 1
         self._spans_of = []
-        self.set_blocks(self._next_blocks(0, lines=3 * max(self.scrollable_content_region.height, 24)))
+        self.set_blocks(self._next_blocks(0, lines=max(self.scrollable_content_region.height, 24)))
         self._continue(self._generation)
 
     def _state(self, index: int) -> MessageState:
