@@ -52,7 +52,7 @@ class TrialPanes:
         self.following = False
         """A filter change moved the list: the panes show its selected trial once the list is painted."""
         self.drawn: int | None = None
-        """The trial whose text the panes show (`shown` until its text is read from the hub)."""
+        """The trial whose text the panes drew last: not yet `shown` while that one's is read from the hub."""
 
     # --- the selected trial --------------------------------------------------------------------
     def show_selected(self) -> None:
