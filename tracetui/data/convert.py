@@ -68,11 +68,11 @@ def check_files(files: tuple[Path, ...]) -> int | None:
     for file in files:
         if file.suffix == ".parquet":
             try:
-                meta = pq.ParquetFile(file).metadata
+                parquet = pq.ParquetFile(file)
             except READ_ERRORS as exc:
                 raise SourceError(f"{file.name}: not a readable parquet file ({first_line(exc)})") from None
-            names = meta.schema.to_arrow_schema().names
-            rows += meta.num_rows
+            names = parquet.schema_arrow.names  # not `metadata.schema`: see `hub_reads.described`
+            rows += parquet.metadata.num_rows
         elif file.suffix == ".arrow":
             try:
                 with arrow_reader(file) as reader:
@@ -127,9 +127,18 @@ def _names(files: tuple[Path, ...]) -> str:
 
 def write_meta(path: Path, batches: list[pa.RecordBatch], manifest: dict[str, Any]) -> None:
     """The metadata file: every row's short columns, with `manifest` in the schema (each batch's own
-    dictionaries unified: codes in order of first appearance, as one encoding of the whole would give)."""
-    meta = pa.Table.from_batches(batches).unify_dictionaries().combine_chunks()
-    meta = meta.replace_schema_metadata({b"tracetui": json.dumps(manifest).encode()})
+    dictionaries unified: codes in order of first appearance, as one encoding of the whole would give).
+
+    Takes the batches over (the list is emptied) and makes the file's table a column at a time, each
+    column's batches dropped once it is made: the whole was held three times at once (the batches,
+    their unified codes, the table), ~60 MB more at the peak of a 400,000-row hub dataset's opening."""
+    pieces = pa.Table.from_batches(batches)
+    batches.clear()
+    columns = {}
+    for name in pieces.column_names:
+        columns[name] = pieces.select([name]).unify_dictionaries().column(0).combine_chunks()
+        pieces = pieces.drop_columns([name])
+    meta = pa.table(columns).replace_schema_metadata({b"tracetui": json.dumps(manifest).encode()})
     with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, meta.schema) as writer:
         writer.write_table(meta)
 

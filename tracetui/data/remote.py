@@ -37,7 +37,7 @@ from .dataset import NotFetched, Piece, Storage
 from .errors import SourceError, Unreachable
 from .group_cache import GroupCache, write_table
 from .heap import give_back
-from .hub_reads import read_columns, read_row_group
+from .hub_reads import described, read_columns, read_row_group
 from .lru import LRU
 from .sources import HubFiles, Progress, ResolvedSource
 from .threads import ahead, parallel
@@ -339,17 +339,15 @@ def _read_metadata(hub: HubFiles, folder: Path, progress: Progress | None) -> li
         raise SourceError(f"{hub.repo_id}: the dataset has 0 rows")
     manifest = {"rows": rows, "files": list(hub.paths), "groups": groups, "layout": asdict(layouts[0])}
     write_meta(folder / "meta.arrow", batches, manifest)
-    del batches
     give_back()  # what the reader and decoder threads freed: else held for the whole session
     return [*names, "meta.arrow"]
 
 
 def _layout(footer: pq.FileMetaData, name: str) -> Layout:
-    schema = footer.schema.to_arrow_schema()
+    schema, leaves = described(footer)
     conversation = next((n for n in CONVERSATION_COLUMNS if n in schema.names), None)
     if conversation is None:
         raise SourceError(f"{name}: no conversation column (looked for {', '.join(CONVERSATION_COLUMNS)})")
-    leaves = [footer.schema.column(j).path for j in range(footer.num_columns)]
     mine = [leaf for leaf in leaves if leaf.startswith(conversation + ".")]
     role = next((leaf for leaf in mine if leaf.rsplit(".", 1)[-1] in ("role", "from")), None)
     content = next((leaf for leaf in mine if leaf.rsplit(".", 1)[-1] in ("content", "value")), None)
