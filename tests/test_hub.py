@@ -477,7 +477,8 @@ def test_chunks_that_statistics_show_constant_are_not_read(serve, tmp_path):
 
 def test_the_footers_read_are_freed_once_let_go(shards, serve):
     """Reading the metadata leaves no footer in a reference cycle: each is freed when let go, not at the
-    next full garbage collection (a parsed footer weighs ~10x its bytes: ~200 MB held at 400,000 rows)."""
+    next full garbage collection (a parsed footer weighs ~10x its bytes: 40 MB more at the peak of a
+    400,000-row dataset's first screen)."""
     import gc
     import weakref
 
