@@ -191,3 +191,33 @@ async def test_the_panes_follow_a_filter_even_when_the_list_is_hidden_before_it_
         await panes_followed(pilot, screen)
         assert session.info(screen.trial).model == other
         assert screen.conversation.messages == session.history(screen.trial).messages
+
+
+async def test_the_panes_follow_the_lists_first_frame_even_when_that_frame_leaves_a_repaint_behind(sources):
+    """The frame that paints the new list can leave more to paint (the scrollbar came or went, so the
+    header is drawn again at its new width): the panes do not wait for that next frame to read the
+    trial they follow; they read it once the list's own frame is written."""
+    async with opened(sources, SIZE) as (pilot, screen):
+        app, trials, session = screen.app, screen.trial_list, screen.session
+        model = session.info(screen.trial).model
+        other = next(label for label in session.facets.facets["model"].labels if label != model)
+        painted, reads = [], []
+        display, history, render_lines = app._display, session.history, trials.render_lines
+
+        def counted_display(screen_, renderable):
+            display(screen_, renderable)
+            painted.append(renderable is not None)
+
+        def counted_history(trial):
+            reads.append(sum(painted))
+            return history(trial)
+
+        def leaving_a_repaint(crop):
+            screen.header.refresh()  # dirty again while the list's frame is drawn
+            return render_lines(crop)
+
+        app._display, session.history, trials.render_lines = counted_display, counted_history, leaving_a_repaint
+        session._histories.clear()
+        screen.filters.toggle("model", other)
+        await panes_followed(pilot, screen)
+        assert reads == [1]  # read after the list's frame, before the frame its repaint asked for

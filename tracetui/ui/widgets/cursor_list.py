@@ -103,8 +103,8 @@ class CursorList(CursorKeys, can_focus=True):
 
     def render_lines(self, crop):
         strips = super().render_lines(crop)
-        if self._after_painted:  # inside the frame: what waits for it runs once it is written
-            self.call_after_refresh(self._painted)
+        if self._after_painted:  # inside the frame: what waits for it runs once it is written (not
+            self.call_later(self._painted)  # `call_after_refresh`: that waits for any repaint the frame left)
         return strips
 
     def _painted(self) -> None:
