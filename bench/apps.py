@@ -20,15 +20,12 @@ NAIVE_PREFIX = "naive: "
 
 def cli_sources(source: str | Path) -> list:
     """SOURCE resolved as the command line resolves it (a hub dataset left to read remotely while it
-    downloads), in a process set up as the command line sets it up: large blocks mapped on their own
-    from the start, pandas kept out before anything is opened (pyarrow would import it, 40 MB, to check
-    for pandas objects): measured as users get it."""
+    downloads), then pandas kept out of the process as the command line keeps it out before it opens
+    anything (pyarrow would import it, 40 MB, to check for pandas objects): measured as users get it."""
     from tracetui.cli import keep_pandas_out
-    from tracetui.data.heap import map_large_blocks
     from tracetui.data.session import prepare
     from tracetui.data.sources import SourceSpec
 
-    map_large_blocks()
     sources = prepare([SourceSpec(str(source))], progressive=True)
     keep_pandas_out()
     return sources

@@ -19,7 +19,6 @@ from .collector import held_until_first_frame
 from .commands import SOURCE_HELP, Parser, cache_option, guarded, source_options, source_specs, view_options
 from .commands import cache_size as cache_limit
 from .commands.demo import demo_rows, demo_sources
-from .data.heap import map_large_blocks
 
 EXAMPLES = """\
 examples:
@@ -233,7 +232,6 @@ COMMANDS = {
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
-    map_large_blocks()
     if argv and argv[0] in COMMANDS:
         return COMMANDS[argv[0]](argv[1:])
     return cmd_open(argv)
