@@ -5,8 +5,11 @@ one note, and a damaged store moved aside and said once."""
 
 from __future__ import annotations
 
+import os
+import signal
 from contextlib import ExitStack
 
+import pytest
 from textual.widgets import Input
 
 from tracetui.cli import main
@@ -156,6 +159,42 @@ async def test_quitting_from_the_note_editor_saves_the_note_first(sources):
         await pilot.pause()
     assert not app.is_running
     assert LabelStore.open().note(trial_key(app.session, screen.trial)) == "half a thought"
+
+
+@pytest.mark.parametrize("number", [signal.SIGHUP, signal.SIGTERM])
+async def test_a_terminal_that_hangs_up_saves_the_note_being_written(sources, number):
+    """An SSH connection dropped (SIGHUP) or a stop asked of the process (SIGTERM) while a note is being
+    written: the note is saved as it stands and the app ends; the signal's default is back once it has."""
+    app = make_app(sources)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        await pilot.press("a", *"typed before the line dropped")
+        os.kill(os.getpid(), number)
+        await closed(pilot)
+    assert not app.is_running and app.return_value is None
+    assert LabelStore.open().note(trial_key(app.session, screen.trial)) == "typed before the line dropped"
+    assert signal.getsignal(number) == signal.SIG_DFL
+
+
+async def test_a_terminal_that_hangs_up_writes_what_the_disk_refused_to_a_file(sources, tmp_path, monkeypatch):
+    """Nobody is there to answer the quit prompt: what the disk still refuses goes to the file the
+    prompt offers, and `tracetui labels import` restores it."""
+    monkeypatch.chdir(tmp_path)
+    app = make_app(sources)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        key = trial_key(app.session, screen.trial)
+        with refused_writes():
+            await pilot.press("1", "a", *"test hack")
+            os.kill(os.getpid(), signal.SIGHUP)
+            await closed(pilot)
+    [path] = tmp_path.glob("tracetui-unsaved-*.json")
+    assert app.return_value == (
+        f"tracetui: 1 label change and 1 note written to {path}; `tracetui labels import {path}` restores them"
+    )
+    assert main(["labels", "import", str(path)]) == 0
+    restored = LabelStore.open()
+    assert restored.labels(key) == {"reward-hack"} and restored.note(key) == "test hack"
 
 
 async def test_two_instances_writing_one_note_keep_both_and_the_second_is_told(sources):

@@ -8,7 +8,9 @@ messages (`ui/work.py`).
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -137,6 +139,31 @@ class TraceApp(App):
 
     def on_unmount(self) -> None:
         logging.getLogger("tracetui").removeHandler(self._notices)
+        self._heed_signals(False)
+
+    STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGHUP", "SIGTERM") if hasattr(signal, name))
+    """A terminal that hangs up (an SSH connection dropped) or a stop asked of the process."""
+
+    def _heed_signals(self, on: bool) -> None:
+        """STOP_SIGNALS quit the way `q` does, save for the prompt nobody can answer (`_stopped`); the
+        default (the process ends at once, a note being written with it) once the app is gone. Not where
+        the event loop takes no signals (Windows, a thread other than the main one)."""
+        loop = asyncio.get_running_loop()
+        for number in self.STOP_SIGNALS:
+            try:
+                if on:
+                    loop.add_signal_handler(number, self.call_later, self._stopped)
+                else:
+                    loop.remove_signal_handler(number)
+            except (NotImplementedError, RuntimeError, ValueError):
+                return
+
+    def _stopped(self) -> None:
+        triage = self._triage()
+        self.exit(triage.others.stopped_from_outside() if triage is not None else None)
+
+    def _triage(self) -> TriageScreen | None:
+        return next((screen for screen in self.screen_stack if isinstance(screen, TriageScreen)), None)
 
     @on(Notice)
     def _notice(self, event: Notice) -> None:
@@ -152,7 +179,7 @@ class TraceApp(App):
 
     async def action_quit(self) -> None:
         """Every way out (q, ctrl+q, the palette's Quit) asks first while labels or notes are unsaved."""
-        triage = next((screen for screen in self.screen_stack if isinstance(screen, TriageScreen)), None)
+        triage = self._triage()
         if triage is None:
             self.exit()
         else:
@@ -169,6 +196,7 @@ class TraceApp(App):
 
     def on_mount(self) -> None:
         logging.getLogger("tracetui").addHandler(self._notices)
+        self._heed_signals(True)
         self.user_keymap = apply_user_keymap(self)
         self.call_later(self._first_screen)
 

@@ -30,5 +30,9 @@ class NoteScreen(ModalScreen[str]):
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
 
+    def text_now(self) -> str:
+        """The note as it stands in the editor."""
+        return self.query_one(TextArea).text
+
     def action_save(self) -> None:
-        self.dismiss(self.query_one(TextArea).text)
+        self.dismiss(self.text_now())
