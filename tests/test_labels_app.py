@@ -171,7 +171,7 @@ async def test_a_terminal_that_hangs_up_saves_the_note_being_written(sources, nu
         await pilot.press("a", *"typed before the line dropped")
         os.kill(os.getpid(), number)
         await closed(pilot)
-    assert not app.is_running and app.return_value is None
+    assert not app.is_running and app.return_value is None and app.return_code == 128 + number
     assert LabelStore.open().note(trial_key(app.session, screen.trial)) == "typed before the line dropped"
     assert signal.getsignal(number) == signal.SIG_DFL
 

@@ -152,15 +152,16 @@ class TraceApp(App):
         for number in self.STOP_SIGNALS:
             try:
                 if on:
-                    loop.add_signal_handler(number, self.call_later, self._stopped)
+                    loop.add_signal_handler(number, self.call_later, self._stopped, number)
                 else:
                     loop.remove_signal_handler(number)
             except (NotImplementedError, RuntimeError, ValueError):
                 return
 
-    def _stopped(self) -> None:
+    def _stopped(self, number: int) -> None:
+        """Ends with 128 + the signal's number, as a process the signal ended would (a script can tell)."""
         triage = self._triage()
-        self.exit(triage.others.stopped_from_outside() if triage is not None else None)
+        self.exit(triage.others.stopped_from_outside() if triage is not None else None, return_code=128 + number)
 
     def _triage(self) -> TriageScreen | None:
         return next((screen for screen in self.screen_stack if isinstance(screen, TriageScreen)), None)
