@@ -176,6 +176,20 @@ async def test_a_terminal_that_hangs_up_saves_the_note_being_written(sources, nu
     assert signal.getsignal(number) == signal.SIG_DFL
 
 
+async def test_a_hangup_the_process_ignores_stays_ignored(sources):
+    """Under `nohup` a hangup is ignored: the app leaves it so, and heeds a SIGTERM still."""
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        app = make_app(sources)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_loaded(app, pilot)
+            assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+            assert signal.getsignal(signal.SIGTERM) != signal.SIG_DFL
+        assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+
+
 async def test_a_terminal_that_hangs_up_writes_what_the_disk_refused_to_a_file(sources, tmp_path, monkeypatch):
     """Nobody is there to answer the quit prompt: what the disk still refuses goes to the file the
     prompt offers, and `tracetui labels import` restores it."""

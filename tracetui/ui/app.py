@@ -146,20 +146,23 @@ class TraceApp(App):
 
     def _heed_signals(self, on: bool) -> None:
         """STOP_SIGNALS quit the way `q` does, save for the prompt nobody can answer (`_stopped`); the
-        default (the process ends at once, a note being written with it) once the app is gone. Not where
-        the event loop takes no signals (Windows, a thread other than the main one)."""
+        default (the process ends at once, a note being written with it) once one came or the app is
+        gone. A signal the process ignores (`nohup`) stays ignored. Not where the event loop takes no
+        signals (Windows, a thread other than the main one)."""
         loop = asyncio.get_running_loop()
         for number in self.STOP_SIGNALS:
             try:
-                if on:
-                    loop.add_signal_handler(number, self.call_later, self._stopped, number)
-                else:
+                if not on:
                     loop.remove_signal_handler(number)
+                elif signal.getsignal(number) != signal.SIG_IGN:
+                    loop.add_signal_handler(number, self.call_later, self._stopped, number)
             except (NotImplementedError, RuntimeError, ValueError):
                 return
 
     def _stopped(self, number: int) -> None:
-        """Ends with 128 + the signal's number, as a process the signal ended would (a script can tell)."""
+        """Ends with 128 + the signal's number, as a process the signal ended would (a script can tell);
+        a second signal meanwhile ends it at once."""
+        self._heed_signals(False)
         triage = self._triage()
         self.exit(triage.others.stopped_from_outside() if triage is not None else None, return_code=128 + number)
 
