@@ -16,10 +16,13 @@ from .. import keymap
 class NoteScreen(ModalScreen[str]):
     BINDINGS = [*keymap.NOTE]
 
-    def __init__(self, title: str, text: str) -> None:
+    def __init__(self, trial: int, title: str, text: str) -> None:
         super().__init__()
+        self.trial = trial
+        """The trial whose note this is."""
         self.title_text = title
         self.text = text
+        """The note the editor opened with: a note saved from here is written over it."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="note-body"):

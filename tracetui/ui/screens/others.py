@@ -7,6 +7,7 @@ Each screen is imported on first use: none is needed for the first frame.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Protocol
 
 import numpy as np
@@ -51,8 +52,6 @@ class OtherScreens:
         self.labels = labelling.labels
         self._compared: dict[int, int] = {}
         """The attempt each trial was last compared with: `c` offers it first again."""
-        self._editing: tuple[int, str] | None = None
-        """The trial whose note the editor is open on, and the note it opened with."""
 
     def _visible(self) -> np.ndarray:
         return self.session.facets.apply(self.host.state, self.search.mask).visible
@@ -120,15 +119,8 @@ class OtherScreens:
             self.host.no_trial()
             return
         base = self.labels.note(trial)  # what the note is written over: a newer one is kept beside it
-        editor = NoteScreen(self.labels.title(trial), base)
-        self._editing = (trial, base)
-        self.host.app.push_screen(editor, self._note_written)
-
-    def _note_written(self, text: str | None) -> None:
-        if self._editing is not None:
-            trial, base = self._editing
-            self._editing = None
-            self.labelling.note_written(trial, base, text)
+        editor = NoteScreen(trial, self.labels.title(trial), base)
+        self.host.app.push_screen(editor, partial(self.labelling.note_written, trial, base))
 
     def quitting(self) -> bool:
         """Whether the quit prompt is up (the store, tried again, may have left it nothing to ask)."""
@@ -152,11 +144,16 @@ class OtherScreens:
         if not self.labels.unsaved:
             app.exit()
             return
-        flushed = self.labels.retry()
-        if flushed is None:
+        line = self._tried_again()
+        if line is None:
             app.push_screen(QuitScreen(self.labels), self._quit_answer)
         else:
-            app.exit(f"tracetui: {self.labels.flushed_line(flushed)}")
+            app.exit(line)
+
+    def _tried_again(self) -> str | None:
+        """One more try of the disk for what is held: the line to print when it took it, else None."""
+        flushed = self.labels.retry()
+        return None if flushed is None else f"tracetui: {self.labels.flushed_line(flushed)}"
 
     def stopped_from_outside(self) -> str | None:
         """The terminal hung up (an SSH connection dropped) or the process was told to stop: nobody is
@@ -167,12 +164,12 @@ class OtherScreens:
 
         editor = next((s for s in self.host.app.screen_stack if isinstance(s, NoteScreen)), None)
         if editor is not None:
-            self._note_written(editor.text_now())
+            self.labelling.note_written(editor.trial, editor.text, editor.text_now())
         if not self.labels.unsaved:
             return None
-        flushed = self.labels.retry()
-        if flushed is not None:
-            return f"tracetui: {self.labels.flushed_line(flushed)}"
+        line = self._tried_again()
+        if line is not None:
+            return line
         try:
             return self.labels.write_unsaved(self.labels.default_unsaved_path())
         except OSError:
