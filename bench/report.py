@@ -275,12 +275,13 @@ def hub_rows(rows: int, size: dict) -> list[Row]:
     toggle = [ms for r in reads for ms in r["toggle_ms"]]
     switch = [ms for r in reads for ms in r["switch_ms"]]
     search = reads[0]["search"]
+    listed = med([r["list_seconds"] for r in reads])
     out = [
         Row(
             f"hub: first screen (list, facets), no download yet, {label} (read {share('list_bytes')})",
-            _s(med([r["list_seconds"] for r in reads])),
-            target="≤ 5% of the bytes",
-            met=med([r["list_bytes"] for r in reads]) <= 0.05 * total,
+            _s(listed),
+            target="≤ 5 s" if rows >= 400_000 else "—",
+            met=listed <= 5 if rows >= 400_000 else None,
         ),
         Row(
             f"hub: ↳ first conversation painted, {label} (read {share('conversation_bytes')})",
@@ -446,7 +447,9 @@ Written by `{command}` (see `bench/`): medians of several runs, p95/p99 where sh
 run from before the process is spawned to the first frame that shows the trial list and the first
 conversation (headless: the frame Textual composes, timed inside the app; pty: the first pyte screen that
 shows both). The floor is a bare Textual app that imports pyarrow and paints one Static; the naive route
-is `pandas.read_parquet` of all shards, then the first row in a Static. {missed} target(s) missed.
+is `pandas.read_parquet` of all shards, then the first row in a Static. "hub" rows are read through a
+local stand-in hub that adds 1 ms to every request; "far hub" rows, the time they name. {missed} target(s)
+missed.
 
 {machine_lines}
 {head}{body}{failures}"""
