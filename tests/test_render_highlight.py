@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -157,3 +159,40 @@ def test_highlight_keeps_text_for_any_input(code, lang):
     assert highlight(code, lang, DEFAULT_PALETTE).plain == code
     for start, end, _ in heredocs(code):
         assert 0 <= start <= end <= len(code)
+
+
+@given(st.text(alphabet="ab \n", max_size=3 * hl.PIECE_CHARS), st.integers(min_value=1, max_value=80))
+@settings(max_examples=60, deadline=None)
+def test_pieces_are_whole_lines_that_make_the_code(code, repeat):
+    code = code * repeat
+    spans = hl.pieces(code)
+    assert "\n".join(code[start:end] for start, end in spans) == code
+    assert all(b == a + 1 and code[a] == "\n" for (_, a), (b, _) in itertools.pairwise(spans))  # cut at line ends
+    for start, end in spans:
+        assert end - start <= hl.PIECE_CHARS or "\n" not in code[start:end]  # or one long line
+
+
+def test_a_long_file_is_highlighted_a_piece_at_a_time_in_its_own_language(monkeypatch):
+    """A 200 KB Python file written through a heredoc: each piece is lexed alone (a few KB: a few ms of
+    the UI thread, not one second for the whole), and a piece deep in the body is still Python."""
+    body = "".join(f"def f{i}(x):\n    return x * {i}\n" for i in range(6000))
+    code = f"cat > big.py << 'EOF'\n{body}EOF\n"
+    lexed = []
+    lex = hl._lex
+    monkeypatch.setattr(hl, "_lex", lambda text, lexer, palette: lexed.append(len(text)) or lex(text, lexer, palette))
+    spans = hl.pieces(code)
+    assert len(spans) > 40
+    start, end = spans[len(spans) // 2]
+    middle = highlight(code, "bash", DEFAULT_PALETTE, start=start, end=end)
+    assert middle.plain == code[start:end]
+    assert PYTHON_KEYWORD in styled_words(middle)["def"]
+    assert 0 < sum(lexed) <= hl.PIECE_CHARS
+    whole = Text("\n").join(highlight(code, "bash", DEFAULT_PALETTE, start=a, end=b) for a, b in spans)
+    assert whole.plain == code and max(lexed) <= hl.PIECE_CHARS
+
+
+def test_a_line_too_long_to_highlight_in_time_is_shown_plain():
+    line = '{"a": [' + ", ".join(["1"] * (hl.LONGEST_PIECE // 2)) + "]}"
+    assert len(line) > hl.LONGEST_PIECE and hl.pieces(line) == [(0, len(line))]
+    assert highlight(line, "json", DEFAULT_PALETTE).spans == []
+    assert highlight(line[:1000], "json", DEFAULT_PALETTE).spans

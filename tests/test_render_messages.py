@@ -182,7 +182,11 @@ def test_heredoc_in_a_command_is_highlighted_in_its_language():
 def test_blocks_never_run_pygments(monkeypatch):
     calls = []
     monkeypatch.setattr(
-        msgs, "highlight", lambda code, lang, palette: calls.append(lang) or __import__("rich.text").text.Text(code)
+        msgs,
+        "highlight",
+        lambda code, lang, palette, start=0, end=None: (
+            calls.append(lang) or __import__("rich.text").text.Text(code[start:end])
+        ),
     )
     keystrokes = "cat > a.py <<EOF\nx = 1\nEOF\n"
     content = json.dumps({"analysis": "a", "plan": "p", "commands": [{"keystrokes": keystrokes, "duration": 1}]})
@@ -365,3 +369,24 @@ def test_message_blocks_never_raise_and_keep_the_contract(pairs, think_open, exp
     hist = history(*pairs, restart_at=len(pairs) - 1)
     for i in range(len(hist)):
         check(message_blocks(hist, i, MessageState(think_open, expanded)), i)
+
+
+def test_a_long_file_shown_whole_is_highlighted_as_it_is_drawn_not_all_at_once():
+    """Enter on a cut heredoc shows the whole file: its blocks are pieces of whole lines, each highlighted
+    alone when drawn (a 200 KB file in one block held the UI thread ~1 s), the body still Python."""
+    from pygments.token import Keyword
+
+    from tracetui.render.highlight import PIECE_CHARS
+
+    body = "".join(f"def f{i}(x):\n    return x * {i}\n" for i in range(6000))
+    keystrokes = f"cat > big.py << 'EOF'\n{body}EOF\n"
+    content = json.dumps({"analysis": "a", "plan": "p", "commands": [{"keystrokes": keystrokes, "duration": 1}]})
+    hist = history(("user", "task"), ("assistant", content))
+    cut = message_blocks(hist, 1)
+    whole = message_blocks(hist, 1, MessageState(expanded=True))
+    code = [b for b in whole if b.styler is not None and b.indent == 4]
+    assert len(code) > 40 and len(whole) > len(cut)
+    assert "\n".join(b.text for b in code) == keystrokes.removesuffix("\n")
+    assert all(len(b.text) <= PIECE_CHARS for b in code)
+    deep = code[len(code) // 2].styled(DEFAULT_PALETTE)
+    assert any(span.style == DEFAULT_PALETTE.token(Keyword) for span in deep.spans)  # `def`, as Python

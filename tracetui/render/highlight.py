@@ -125,15 +125,61 @@ def language_for_path(path: str) -> str | None:
     return lexer.aliases[0] if lexer is not None else None
 
 
-def highlight(code: str, lang: str | None, palette: Palette) -> Text:
-    """`code` highlighted as `lang` (guessed on small snippets when None) in the palette's token
-    colours; `.plain == code`."""
+PIECE_CHARS = 4096
+"""Code is highlighted a piece of whole lines of about this many characters at a time (`pieces`):
+Pygments takes 3-6 ms a KB here, and a code block is highlighted when it is first drawn, on the UI
+thread. In one piece, a 200 KB file shown whole took ~1 s of it."""
+LONGEST_PIECE = 4 * PIECE_CHARS
+"""A single line longer than this (minified JSON, say) is shown plain rather than hold the UI up."""
+
+
+def pieces(code: str) -> list[tuple[int, int]]:
+    """`code` as (start, end) spans of whole lines of up to about PIECE_CHARS characters (a longer line
+    is a piece of its own), in order; between two pieces, the newline that ends the first."""
+    spans, start = [], 0
+    while len(code) - start > PIECE_CHARS:
+        end = code.rfind("\n", start, start + PIECE_CHARS + 1)
+        if end <= start:  # no line ends within the size: this line is a piece of its own
+            end = code.find("\n", start + PIECE_CHARS)
+            if end < 0:
+                break
+        spans.append((start, end))
+        start = end + 1
+    spans.append((start, len(code)))
+    return spans
+
+
+def highlight(code: str, lang: str | None, palette: Palette, start: int = 0, end: int | None = None) -> Text:
+    """`code[start:end]` highlighted as `lang` (guessed on small snippets when None) in the palette's
+    token colours; `.plain == code[start:end]`. Each part of the code in a language of its own (a shell
+    heredoc's body) is lexed from where the span starts in it, so a piece of a long file is highlighted
+    without the rest; plain when longer than LONGEST_PIECE."""
+    stop = len(code) if end is None else end
+    if stop - start > LONGEST_PIECE:
+        return Text(code[start:stop])
+    text = Text()
+    for part_start, part_end, lexer in _parts(code, lang):
+        a, b = max(part_start, start), min(part_end, stop)
+        if a < b:
+            text.append_text(_lex(code[a:b], lexer, palette) if lexer is not None else Text(code[a:b]))
+    return text
+
+
+@lru_cache(maxsize=16)
+def _parts(code: str, lang: str | None) -> tuple[tuple[int, int, Lexer | None], ...]:
+    """The (start, end, lexer) parts of `code`, in order, covering it: one, but for shell code, whose
+    heredoc bodies are lexed in the language of their target (kept for the other pieces of the code)."""
     lexer = lexer_for(lang) if lang else _guess(code)
-    if lexer is None:
-        return Text(code)
-    if lexer.aliases[0] == _SHELL:
-        return _shell(code, palette)
-    return _lex(code, lexer, palette)
+    if lexer is None or lexer.aliases[0] != _SHELL:
+        return ((0, len(code), lexer),)
+    shell, parts, pos = lexer_for(_SHELL), [], 0
+    for start, end, body in heredocs(code):
+        parts += [
+            (pos, start, shell),
+            (start, end, lexer_for(body) if body else None),
+        ]  # a shell body: no heredocs of its own
+        pos = end
+    return (*parts, (pos, len(code), shell))
 
 
 def _guess(code: str) -> Lexer | None:
@@ -193,22 +239,6 @@ def _lex(code: str, lexer: Lexer, palette: Palette) -> Text:
     text = Text(code, spans=spans)
     if pos != len(code) or text.plain != code:  # a lexer that rewrote the text: show it plain
         return Text(code)
-    return text
-
-
-def _shell(code: str, palette: Palette) -> Text:
-    """Shell code with each heredoc body highlighted in the language of its target."""
-    bodies = heredocs(code)
-    if not bodies:
-        return _lex(code, lexer_for(_SHELL), palette)
-    text = Text()
-    pos = 0
-    for start, end, lang in bodies:
-        text.append_text(_lex(code[pos:start], lexer_for(_SHELL), palette))
-        lexer = lexer_for(lang) if lang else None  # a shell body is lexed without its own heredocs
-        text.append_text(_lex(code[start:end], lexer, palette) if lexer is not None else Text(code[start:end]))
-        pos = end
-    text.append_text(_lex(code[pos:], lexer_for(_SHELL), palette))
     return text
 
 

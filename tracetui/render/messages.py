@@ -15,13 +15,14 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from rich.text import Text
 
 from tracetui.render.ansi import ansi_text
 from tracetui.render.block import Block, Toggle
 from tracetui.render.figures import step_usage
-from tracetui.render.highlight import highlight
+from tracetui.render.highlight import highlight, pieces
 from tracetui.render.palette import Palette
 from tracetui.trace.actions import AssistantReply, Command, ToolCall, parse_assistant
 from tracetui.trace.harness import HARNESS_KINDS, Part, classify_user
@@ -243,7 +244,7 @@ def _prose_piece(raw: str, style: str, indent: int) -> list[Block]:
     for fence in _FENCE.finditer(raw):
         if raw[pos : fence.start()].strip():
             blocks.append(_text_block(raw[pos : fence.start()].strip("\n"), style, indent))
-        blocks.append(_code_block(fence.group(2).rstrip("\n"), fence.group(1) or None, indent + 2))
+        blocks += _code_blocks(fence.group(2).rstrip("\n"), fence.group(1) or None, indent + 2)
         pos = fence.end()
     if raw[pos:].strip() or not blocks:
         blocks.append(_text_block(raw[pos:].strip("\n"), style, indent))
@@ -254,13 +255,18 @@ def _text_block(raw: str, style: str, indent: int) -> Block:
     return Block(sanitize(raw), style=style, indent=indent)
 
 
-def _code_block(raw: str, lang: str | None, indent: int) -> Block:
+def _code_blocks(raw: str, lang: str | None, indent: int) -> list[Block]:
+    """Code as a block per piece of whole lines (`highlight.pieces`): each is highlighted when it is
+    first drawn, so a long file shown whole is highlighted as it scrolls into view."""
     text = sanitize(raw)
-    return Block(text, styler=lambda palette: highlight(text, lang, palette), indent=indent)
+    return [
+        Block(text[start:end], styler=partial(highlight, text, lang, start=start, end=end), indent=indent)
+        for start, end in pieces(text)
+    ]
 
 
 def _code(raw: str, lang: str | None, state: MessageState, indent: int) -> list[Block]:
-    return _cut_blocks(raw, state, lambda piece: [_code_block(piece, lang, indent)], indent)
+    return _cut_blocks(raw, state, lambda piece: _code_blocks(piece, lang, indent), indent)
 
 
 def _terminal(raw: str, state: MessageState, indent: int = 2) -> list[Block]:
