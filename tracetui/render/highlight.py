@@ -174,10 +174,8 @@ def _parts(code: str, lang: str | None) -> tuple[tuple[int, int, Lexer | None], 
         return ((0, len(code), lexer),)
     shell, parts, pos = lexer_for(_SHELL), [], 0
     for start, end, body in heredocs(code):
-        parts += [
-            (pos, start, shell),
-            (start, end, lexer_for(body) if body else None),
-        ]  # a shell body: no heredocs of its own
+        body_lexer = lexer_for(body) if body else None  # a shell body is lexed without heredocs of its own
+        parts += [(pos, start, shell), (start, end, body_lexer)]
         pos = end
     return (*parts, (pos, len(code), shell))
 
