@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
+from rich.color import Color
+
 from tracetui.render.block import GotoLogLine
 from tracetui.render.palette import DEFAULT_PALETTE
 from tracetui.render.verifier import PIECE_LINES, verifier_view
@@ -37,3 +39,21 @@ def test_a_long_log_is_in_blocks_of_whole_lines_and_a_jump_lands_on_its_line():
         styled = view.blocks[block].styled(DEFAULT_PALETTE)
         assert styled.plain.split("\n")[line - start] == sanitize(lines[line])
     assert jump.line > 5000 and "test_case_4321" in lines[jump.line]  # its traceback, past many blocks
+
+
+def test_a_colour_set_before_a_block_boundary_goes_on_past_it():
+    """A log cut in blocks shows the same colours as the whole: an SGR colour still in force at a block's
+    first line (set in the block before, not reset) colours it."""
+    lines = [f"line {i}" for i in range(2 * PIECE_LINES)]
+    lines[PIECE_LINES - 2] = "\x1b[31mred from here"
+    lines[PIECE_LINES + 3] = "still red\x1b[0m plain again"
+    view = verifier_view("\n".join(lines), "fail", "0.0", parse_verifier("\n".join(lines)))
+    starts = [start for start, _ in view.line_block]
+    start, block = view.line_block[bisect_right(starts, PIECE_LINES + 1) - 1]
+    assert start == PIECE_LINES
+    styled = view.blocks[block].styled(DEFAULT_PALETTE)
+    line_start = styled.plain.index("line 201")
+    colours = {s.style.color for s in styled.spans if s.start <= line_start < s.end and s.style.color}
+    assert colours == {Color.from_ansi(1)}  # SGR 31
+    plain_at = styled.plain.index("plain again")
+    assert not [s for s in styled.spans if s.start <= plain_at < s.end and s.style.color]

@@ -31,7 +31,9 @@ _ATTRS = {
     27: ("reverse", None),
     29: ("strike", None),
 }
-_PLAIN_STATE: tuple = (None, None, None, None, None, None, None, None)
+SgrState = tuple
+"""The colours and attributes in force (see `_apply_sgr`): what a text cut in pieces carries into the next."""
+PLAIN: SgrState = (None, None, None, None, None, None, None, None)
 _FIELDS = ("color", "bgcolor", "bold", "dim", "italic", "underline", "reverse", "strike")
 
 
@@ -78,20 +80,20 @@ def _apply_sgr(state: tuple, params: str) -> tuple:
 
 @lru_cache(maxsize=512)
 def _style(state: tuple) -> Style | None:
-    return None if state == _PLAIN_STATE else Style(**dict(zip(_FIELDS, state)))
+    return None if state == PLAIN else Style(**dict(zip(_FIELDS, state)))
 
 
-def ansi_text(s: str) -> Text:
-    """Terminal output as a Rich Text: SGR colours and attributes kept, everything else dropped.
+def ansi_text(s: str, state: SgrState = PLAIN) -> Text:
+    """Terminal output as a Rich Text: SGR colours and attributes kept, everything else dropped; `state`:
+    what is in force where `s` starts (`sgr_after` the text before it).
 
     `.plain == sanitize(s)`. Links and markup are never produced: OSC 8 is removed like any other
     sequence and the text is never parsed as console markup.
     """
     s = with_esc_intros(s)
-    if "\x1b" not in s:
+    if "\x1b" not in s and state == PLAIN:
         return Text(sanitize(s))
     runs: list[tuple[str, Style | None]] = []
-    state = _PLAIN_STATE
     pos = 0
     for match in ESCAPE.finditer(s):
         runs.append((clean_chars(s[pos : match.start()]), _style(state)))
@@ -110,6 +112,15 @@ def ansi_text(s: str) -> Text:
         column = column + len(piece) if newline < 0 else len(piece) - newline - 1
         text.append(piece, style)
     return text
+
+
+def sgr_after(s: str, state: SgrState = PLAIN) -> SgrState:
+    """The SGR state in force after terminal output `s` that started in `state`."""
+    for match in ESCAPE.finditer(with_esc_intros(s)):
+        params = match.group("sgr")
+        if params is not None:
+            state = _apply_sgr(state, params)
+    return state
 
 
 def _visible(runs: list[tuple[str, Style | None]]) -> Iterator[tuple[str, Style | None]]:
