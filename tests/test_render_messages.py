@@ -390,3 +390,41 @@ def test_a_long_file_shown_whole_is_highlighted_as_it_is_drawn_not_all_at_once()
     assert all(len(b.text) <= PIECE_CHARS for b in code)
     deep = code[len(code) // 2].styled(DEFAULT_PALETTE)
     assert any(span.style == DEFAULT_PALETTE.token(Keyword) for span in deep.spans)  # `def`, as Python
+
+
+def test_long_terminal_output_shown_whole_comes_in_pieces_its_colours_running_on():
+    """A 300 KB output shown whole was one block styled in one call (~0.1 s of the UI thread): now pieces
+    of whole lines, each styled alone; a colour set in one and not reset still holds in the next, and a
+    reset inside a collapsed run of blank lines still ends it."""
+    from tracetui.render.highlight import PIECE_CHARS
+
+    lines = [f"collected item {i} of the suite, with a few words to make it long" for i in range(4000)]
+    lines[1000] = "\x1b[31mred from here"
+    lines[1500] = "still red"
+    lines[2000:2005] = ["\x1b[0m", "", "", "", ""]
+    lines[2500] = "plain again"
+    content = "New Terminal Output:\n\n" + "\n".join(lines) + "\n"
+    hist = history(("user", content))
+    blocks = [b for b in check(message_blocks(hist, 0, MessageState(expanded=True)), 0) if b.style == "terminal"]
+    assert len(blocks) > 40 and all(len(b.text) <= PIECE_CHARS for b in blocks)
+    assert "\n".join(b.text for b in blocks).split("\n")[1999:2002] == [lines[1999], "… 5 blank lines", lines[2005]]
+
+    def colours(line: str) -> set[str]:
+        [block] = [b for b in blocks if line in b.text.split("\n")]
+        styled = block.styled(DEFAULT_PALETTE)
+        return colours_at(styled, styled.plain.index(line))
+
+    assert "ansi 1" in colours("red from here") & colours("still red")
+    assert "ansi 1" not in colours("plain again") | colours(lines[999])
+
+
+def test_long_prose_shown_whole_comes_in_pieces():
+    """The view styles a block and cuts it into its lines at once when it first shows: 500 KB of prose as
+    one block took ~40 ms of a frame; pieces of whole lines, in order, take a few each."""
+    from tracetui.render.highlight import PIECE_CHARS
+
+    prose = "".join(f"{'word ' * 12}{i}\n" for i in range(8000))
+    hist = history(("user", "task"), ("assistant", prose))
+    blocks = check(message_blocks(hist, 1, MessageState(expanded=True)), 1)[1:-1]
+    assert len(blocks) > 50 and all(len(b.text) <= PIECE_CHARS for b in blocks)
+    assert "\n".join(b.text for b in blocks) == prose.strip("\n")

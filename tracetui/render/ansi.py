@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from rich.color import Color
@@ -121,6 +122,23 @@ def sgr_after(s: str, state: SgrState = PLAIN) -> SgrState:
         if params is not None:
             state = _apply_sgr(state, params)
     return state
+
+
+@dataclass(slots=True)
+class SgrChain:
+    """The SGR state each piece of a text cut in pieces starts in, worked out only as far as asked (from
+    the piece before, of which only the escape sequences are read): each piece is styled alone, when it is
+    first drawn, and the colours in force run on from one to the next."""
+
+    sources: list[str]
+    """The raw text of each piece, in order."""
+    states: list[SgrState] = field(default_factory=lambda: [PLAIN])
+
+    def state(self, number: int) -> SgrState:
+        """The state in force where piece `number` starts."""
+        while len(self.states) <= number:
+            self.states.append(sgr_after(self.sources[len(self.states) - 1], self.states[-1]))
+        return self.states[number]
 
 
 def _visible(runs: list[tuple[str, Style | None]]) -> Iterator[tuple[str, Style | None]]:

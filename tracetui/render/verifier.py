@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from ..trace.sanitize import sanitize
-from .ansi import PLAIN, SgrState, ansi_text, sgr_after
+from .ansi import SgrChain, ansi_text
 from .block import Block, GotoLogLine, Toggle, UnfoldNoise
 from .palette import Palette
 
@@ -116,24 +116,14 @@ def _log_block(view: VerifierView, raw_lines: list[str], start: int, stop: int) 
     drawn, so a long log's first screen does not style all of it (3,000 lines took ~0.1 s of the UI
     thread on every switch to such a trial); the colours in force run on from block to block."""
     firsts = range(start, stop, PIECE_LINES)
-    log = _LogPieces(["\n".join(raw_lines[first : min(first + PIECE_LINES, stop)]) for first in firsts])
+    log = SgrChain(["\n".join(raw_lines[first : min(first + PIECE_LINES, stop)]) for first in firsts])
     for number, first in enumerate(firsts):
         view.line_block.append((first, len(view.blocks)))
-        view.blocks.append(Block(sanitize(log.raws[number]), styler=partial(log.styled, number)))
+        view.blocks.append(Block(sanitize(log.sources[number]), styler=partial(_log_text, log, number)))
 
 
-@dataclass(slots=True)
-class _LogPieces:
-    """The raw text of a stretch of log's blocks, and the SGR state each starts in, worked out as far as
-    the blocks drawn need (from the one before: only its escape sequences are read)."""
-
-    raws: list[str]
-    states: list[SgrState] = field(default_factory=lambda: [PLAIN])
-
-    def styled(self, number: int, palette: Palette) -> Text:
-        while len(self.states) <= number:
-            self.states.append(sgr_after(self.raws[len(self.states) - 1], self.states[-1]))
-        text = ansi_text(self.raws[number], self.states[number])
-        for pattern, role in STATUS_ROLES:
-            text.highlight_regex(pattern, palette[role])
-        return text
+def _log_text(log: SgrChain, number: int, palette: Palette) -> Text:
+    text = ansi_text(log.sources[number], log.state(number))
+    for pattern, role in STATUS_ROLES:
+        text.highlight_regex(pattern, palette[role])
+    return text
