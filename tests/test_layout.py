@@ -158,3 +158,30 @@ def test_a_warm_open_imports_neither_datasets_nor_the_remote_code(tmp_path):
     )
     assert warm.returncode == 0, warm.stderr
     assert warm.stdout.split() == []
+
+
+def test_a_folders_file_names_are_what_rglob_finds(tmp_path):
+    """What a local folder's resolution is remembered under: its files, as `rglob` lists them (read from
+    the directory entries, not a stat per file): links to files in, linked folders not entered, hidden
+    files and nested folders in, an unreadable folder skipped."""
+    from tracetui.data.layout import file_names
+
+    (tmp_path / "data" / "deep").mkdir(parents=True)
+    for name in ("README.md", ".hidden", "data/train-00000-of-00001.parquet", "data/deep/x.jsonl"):
+        (tmp_path / name).write_text("x")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "y.parquet").write_text("y")
+    (tmp_path / "link.parquet").symlink_to(tmp_path / "data" / "train-00000-of-00001.parquet")
+    (tmp_path / "linked").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    (tmp_path / "broken.parquet").symlink_to(tmp_path / "gone")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    (locked / "z.parquet").write_text("z")
+    locked.chmod(0)
+    try:
+        expected = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
+        assert file_names(tmp_path) == expected
+        assert "link.parquet" in expected and "linked/y.parquet" not in expected and ".hidden" in expected
+        assert file_names(tmp_path / "nothing-here") == []
+    finally:
+        locked.chmod(0o700)

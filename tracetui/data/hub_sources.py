@@ -17,7 +17,7 @@ from pathlib import Path
 from .cache import find_conversion, kept, remote_kept
 from .dataset import Storage, converted
 from .errors import SourceError, first_line
-from .layout import recall, split_files
+from .layout import file_names, recall, split_files
 from .sources import DATA_SUFFIXES, HubFiles, Progress, ResolvedSource, SourceSpec
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
@@ -58,7 +58,7 @@ class HubDataset:
             if recalled is not None and all((folder / p).is_file() for p in recalled):
                 paths = recalled
             else:
-                listing = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+                listing = file_names(folder)
                 paths = split_files(
                     str(folder),
                     ["hub-cache", repo_id, commit, listing],

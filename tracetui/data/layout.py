@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -82,10 +83,30 @@ def _memo(identity: list[Any], split: str, config: str | None, patterns: list[st
 
 def folder_identity(folder: Path) -> list[Any]:
     """What a local folder's resolution depends on: its file names, and its card's content."""
-    names = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    names = file_names(folder)
     card = folder / "README.md"
     stat = card.stat() if card.is_file() else None
     return ["local", str(folder), names, [stat.st_size, stat.st_mtime_ns] if stat else None]
+
+
+def file_names(folder: Path) -> list[str]:
+    """The files under `folder` as sorted relative POSIX paths, as `rglob("*")` finds them (links to
+    files kept, linked folders not entered, unreadable folders skipped), from the entries' own types:
+    `rglob` and a stat per file took ~4 ms of every open of a 450-shard folder, this 0.3 ms."""
+    names: list[str] = []
+    folders = [("", str(folder))]
+    while folders:
+        prefix, path = folders.pop()
+        try:
+            with os.scandir(path) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        folders.append((f"{prefix}{entry.name}/", entry.path))
+                    elif entry.is_file():
+                        names.append(prefix + entry.name)
+        except (PermissionError, FileNotFoundError, NotADirectoryError):  # as rglob: nothing from it
+            continue
+    return sorted(names)
 
 
 def _resolve(
