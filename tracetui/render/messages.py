@@ -281,8 +281,9 @@ def _terminal(raw: str, state: MessageState, indent: int = 2) -> list[Block]:
 
 
 _Segment = tuple[str, str | None, str]
-"""A stretch of terminal output: (raw text, None), or (a marker, its palette role, the raw text it
-stands for, whose escape sequences still count)."""
+"""A stretch of terminal output as (shown, palette role, raw): output itself is (raw, None, raw); a marker
+(a run of blank lines, the harness's cut) is its own text, its role, and the raw text it stands for,
+whose escape sequences still count for the colours after it."""
 
 
 def _terminal_blocks(raw: str, indent: int) -> list[Block]:
