@@ -2,7 +2,7 @@
 screen's key table and pyarrow's compute kernels load when first used, not before the first
 conversation is painted; a dataset the
 app would open in its worker starts opening while the app's modules import, and its progress and
-errors still reach the app."""
+errors still reach the app; the app's threads hand the GIL over in short slices (`cli.GIL_SLICE`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 
+from tracetui.cli import GIL_SLICE
 from tracetui.demo import write_demo
 
 LAZY = ("tracetui.ui.commands", "tracetui.ui.screens.help")
@@ -52,6 +53,7 @@ def check(app):
 
 def mounted(app):
     seen["collecting at start"] = [str(gc.isenabled())]
+    seen["slice"] = [str(sys.getswitchinterval())]
     on_mount(app)
     app.set_interval(0.01, lambda: check(app))
 
@@ -62,6 +64,7 @@ code = main(sys.argv[1:])
 print("FIRST", *seen.get("first", ["?"]))
 print("PALETTE", *seen.get("palette", ["?"]))
 print("LATER", *seen.get("later", ["?"]))
+print("SLICE", *seen.get("slice", ["?"]))
 print("GC", *seen.get("collecting at start", ["?"]), *seen.get("collecting", ["?"]), gc.isenabled())
 sys.exit(code)
 """
@@ -79,7 +82,7 @@ def first_screen(*argv: str) -> dict[str, list[str]]:
     done = run_headless(*argv)
     assert done.returncode == 0, done.stderr[-3000:]
     lines = dict(line.split(" ", 1) if " " in line else (line, "") for line in done.stdout.splitlines())
-    return {key: lines[key].split() for key in ("FIRST", "PALETTE", "LATER", "GC")}
+    return {key: lines[key].split() for key in ("FIRST", "PALETTE", "LATER", "GC", "SLICE")}
 
 
 def test_the_first_screen_loads_the_palette_help_and_kernels_on_first_use(tmp_path):
@@ -93,6 +96,7 @@ def test_the_first_screen_loads_the_palette_help_and_kernels_on_first_use(tmp_pa
         assert seen["LATER"] == ["True"], opening  # the kernels came in the background
         # no garbage collection from the start to the first frame; on again after it, and after the app
         assert seen["GC"] == ["False", "True", "True"], opening
+        assert float(seen["SLICE"][0]) == GIL_SLICE < sys.getswitchinterval(), opening  # not Python's 5 ms
 
 
 def test_an_early_open_that_fails_ends_in_one_line(tmp_path):
