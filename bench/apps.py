@@ -40,7 +40,11 @@ def tracetui_widgets() -> tuple[type, ...]:
 
 def tracetui_app(data: Path):
     """A TraceApp on DATA for Pilot (opens the session in its worker; TRACETUI_CACHE_DIR has the conversion),
-    its sources resolved as the command line resolves them (`cli_sources`)."""
+    its sources resolved as the command line resolves them (`cli_sources`), its process set up as the
+    command line sets it up."""
+    from tracetui.cli import set_up_process
+
+    set_up_process()
     from tracetui.ui.app import StartOptions, TraceApp
 
     return TraceApp(cli_sources(data), StartOptions()), tracetui_widgets()

@@ -82,6 +82,9 @@ async def switch(screen, watcher, trial: int) -> float:
 
 
 async def read(repo: str, toggle_count: int, switch_count: int) -> dict:
+    from tracetui.cli import set_up_process
+
+    set_up_process()  # as the command line does, before anything imports huggingface_hub
     from tracetui.data.search import search
     from tracetui.ui.app import StartOptions, TraceApp
 

@@ -236,10 +236,17 @@ COMMANDS = {
 """Subcommands: each takes its own argv and returns the exit code (see `commands.run`)."""
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+def set_up_process() -> None:
+    """What a tracetui process sets before it does anything: huggingface_hub's telemetry off unless the
+    user chose (its user agent would otherwise ask the hub for a registry of agents), the GIL's slice
+    (`GIL_SLICE`)."""
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
     sys.setswitchinterval(GIL_SLICE)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    set_up_process()
     if argv and argv[0] in COMMANDS:
         return COMMANDS[argv[0]](argv[1:])
     return cmd_open(argv)
