@@ -10,6 +10,7 @@ from textual.screen import Screen
 from textual.widgets import ProgressBar, Static
 
 from ... import collector
+from ..work import Paced
 
 
 class LoadingScreen(Screen):
@@ -18,6 +19,7 @@ class LoadingScreen(Screen):
     def __init__(self, title: str) -> None:
         super().__init__()
         self.title_text = title
+        self._progress: Paced[tuple[float, str]] = Paced(self, self._show)
 
     def compose(self) -> ComposeResult:
         with Middle():
@@ -32,6 +34,11 @@ class LoadingScreen(Screen):
         self.call_after_refresh(collector.resume)  # the first frame: what opening makes meanwhile is collected
 
     def progress(self, fraction: float, message: str) -> None:
+        """The opening's progress, shown at a pace (`Paced`)."""
+        self._progress.report((fraction, message))
+
+    def _show(self, report: tuple[float, str]) -> None:
+        fraction, message = report
         self.query_one(ProgressBar).update(progress=fraction)
         self.query_one("#loading-detail", Static).update(Text(message, style="dim"))
 

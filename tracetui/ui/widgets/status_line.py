@@ -17,6 +17,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import ProgressBar
 
+from ..work import Paced
 from .bars import MessageBar
 
 STATUS_HOLD = 6.0
@@ -34,6 +35,7 @@ class StatusLine(Horizontal):
         self._held: Timer | None = None  # ends a held message
         self._about: tuple[Callable[[], object], object] | None = None
         """The state the message describes, and its value when it was said."""
+        self._work: Paced[tuple[str, float]] = Paced(self, self._show_work)
 
     def compose(self) -> ComposeResult:
         yield MessageBar(id="status")
@@ -74,9 +76,17 @@ class StatusLine(Horizontal):
             self._news = True
 
     def working(self, message: str, fraction: float | None) -> None:
-        """Progress of long work (search, export) with its bar; None hides the bar."""
-        bar = self.query_one("#work", ProgressBar)
-        bar.display = fraction is not None
+        """Progress of long work (search, export) with its bar, shown at a pace (`Paced`); None hides
+        the bar at once, and the progress that was still to be shown with it."""
         if fraction is not None:
-            bar.update(progress=fraction)
-            self.say(message, background=True)
+            self._work.report((message, fraction))
+            return
+        self._work.drop()
+        self.query_one("#work", ProgressBar).display = False
+
+    def _show_work(self, report: tuple[str, float]) -> None:
+        message, fraction = report
+        bar = self.query_one("#work", ProgressBar)
+        bar.display = True
+        bar.update(progress=fraction)
+        self.say(message, background=True)
