@@ -85,6 +85,7 @@ class FakeHub:
         self.requests: list[tuple[str, str, str | None]] = []  # (method, path, range header)
         self.authorizations: list[str | None] = []  # the Authorization header of each request
         self.spans: list[tuple[float, float]] = []  # (began, answered) of every request, time.monotonic()
+        self.timeline: list[tuple[str, str | None, float, float]] = []  # (path, range header, began, answered)
         self._lock = threading.Lock()
         self._sending = 0  # response bodies being sent now
         self._connections: set[socket.socket] = set()
@@ -220,6 +221,7 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             finally:
                 with hub._lock:
                     hub.spans.append((began, time.monotonic()))
+                    hub.timeline.append((path, self.headers.get("Range"), began, hub.spans[-1][1]))
 
         def _answer(self, method: str, path: str, query: dict) -> None:
             body = b""

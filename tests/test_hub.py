@@ -429,6 +429,24 @@ def test_a_far_hub_waits_for_few_round_trips_before_the_first_conversation(demo,
     assert listed <= 4 and hub.in_a_row() <= 5
 
 
+def test_a_shard_whose_footer_takes_a_second_request_holds_back_no_other_shard(demo, serve):
+    """The demo's first shard has a 54 KB footer (two requests); the second shard's column chunks are
+    asked for as soon as its own footer is in, not once the first shard's is."""
+    hub = serve({REPO: demo})
+    hub.delay = 0.2
+    remote_session()
+    ranged: dict[str, list[tuple[int, int, float, float]]] = {}
+    for path, byte_range, began, answered in hub.timeline:
+        if byte_range:
+            start, end = (int(n) for n in byte_range.removeprefix("bytes=").split("-"))
+            ranged.setdefault(path.rsplit("/", 1)[-1], []).append((start, end, began, answered))
+    first, second = (ranged[name] for name in sorted(ranged))
+    tail_start = first[0][0]  # the first answered: the tail read with the footer's end
+    rest_of_footer = next(r for r in first if r[1] == tail_start - 1)  # the footer's start, asked for second
+    columns = [began for start, end, began, _ in second if end < max(e for _, e, *_ in second)]
+    assert columns and min(columns) < rest_of_footer[3]
+
+
 def test_the_verifier_index_of_trials_without_a_log_fetches_no_row_group(demo, serve):
     """The demo has trials whose verifier never ran (no log on any row): their summary needs no fetch."""
     serve({REPO: demo})

@@ -24,7 +24,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Future
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
 from typing import TypeVar, cast
 from urllib.parse import quote, urljoin, urlsplit
@@ -490,18 +490,31 @@ def read_columns(
     """Every file's footer, then the `columns(number, footer)` of all its row groups, made into
     `finish(number, footer, table)` on a decoding thread: (file number, footer bytes, footer, what `finish`
     made) for each file in order. Up to `ahead` files are read and decoded ahead of the one yielded
-    (bounded memory: parsed footers weigh 10x their bytes)."""
+    (bounded memory: parsed footers weigh 10x their bytes); a file's column chunks are asked for as soon
+    as its footer is in, not after the footers of the files before it (one whose footer takes a second
+    request does not hold back the others: a far hub's round trip)."""
     files = [hub_file(hub, number) for number in range(len(hub.paths))]
     with DaemonPool(READERS, "tracetui-hub") as pool, DaemonPool(DECODERS, "tracetui-decode") as decoders:
         tails: dict[int, Future[tuple[bytes, bytes]]] = {}
         done: dict[int, Future[T]] = {}
         footers: dict[int, pq.FileMetaData] = {}
         lengths: list[int] = []  # of the footers seen so far
-        planned = 0  # files whose column chunks are asked for
 
         def start(number: int) -> None:
             read = int(statistics.median(lengths) * TAIL_MARGIN) + 8 if lengths else FOOTER_READ
             tails[number] = pool.submit(footer_bytes, files[number], read)
+
+        def ask(number: int) -> None:
+            """File `number`'s footer is in: its column chunks asked for, decoded once they are in."""
+            footer, tail = tails[number].result()
+            lengths.append(len(footer))
+            if number + ahead < len(files):
+                start(number + ahead)
+            parsed = footers[number] = pq.read_metadata(pa.BufferReader(footer))
+            wanted = plan(parsed, columns(number, parsed))
+            begin = files[number].size - len(tail)
+            ranges = [r for r in wanted.ranges if r[0] < begin]  # the rest came with the footer
+            done[number] = decoders.submit(decoded, number, tail, fetch_spans(files[number], ranges, pool), wanted)
 
         def decoded(number: int, tail: bytes, spans: list[tuple[int, Future[bytes]]], plan: Plan) -> T:
             footer = footers[number]
@@ -512,17 +525,13 @@ def read_columns(
         for number in range(min(ahead, len(files))):
             start(number)
         for number in range(len(files)):
-            for later in range(planned, min(number + ahead, len(files))):
-                footer, tail = tails[later].result()
-                lengths.append(len(footer))
-                if later + ahead < len(files):
-                    start(later + ahead)
-                parsed = footers[later] = pq.read_metadata(pa.BufferReader(footer))
-                wanted = plan(parsed, columns(later, parsed))
-                begin = files[later].size - len(tail)
-                ranges = [r for r in wanted.ranges if r[0] < begin]  # the rest came with the footer
-                done[later] = decoders.submit(decoded, later, tail, fetch_spans(files[later], ranges, pool), wanted)
-                planned += 1
+            window = range(number, min(number + ahead, len(files)))
+            while number not in done:
+                waiting = [tails[later] for later in window if later not in done]
+                wait(waiting, return_when=FIRST_COMPLETED)
+                for later in window:
+                    if later not in done and tails[later].done():
+                        ask(later)
             made = done.pop(number).result()
             yield number, tails.pop(number).result()[0], footers.pop(number), made
 
