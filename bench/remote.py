@@ -45,22 +45,28 @@ BEGAN = time.monotonic()
 
 
 async def first_screen(app, pilot, watcher) -> dict:
-    """Monotonic times (shared with the parent) and server bytes when the list, then the first
-    conversation's messages, were painted."""
+    """Monotonic times (shared with the parent) and server bytes at the frames that painted the list,
+    then the first conversation's messages (as `first` times them: polling for them, or waiting for the
+    app to be idle, would count the background work that starts after the conversation's frame)."""
+    from tracetui.ui.widgets.conversation import ConversationView
     from tracetui.ui.widgets.trial_list import TrialList
 
     from .probes import triage_shown
 
-    while not triage_shown(app, watcher, (TrialList,)):
+    out: dict = {}
+
+    def check(frame) -> None:
+        if "list_at" not in out:
+            if triage_shown(app, watcher, (TrialList,)):
+                out.update(list_at=time.monotonic(), list_bytes=served(), list_memory=snapshot())
+        elif "conversation_at" not in out and ConversationView in frame.texted and app.screen.conversation.messages:
+            out.update(conversation_at=time.monotonic(), conversation_bytes=served())
+
+    watcher.on_frame.append(check)
+    while "conversation_at" not in out:
         await pilot.pause(0.005)
-    listed = time.monotonic()
-    out = {"list_at": listed, "list_bytes": served(), "list_memory": snapshot()}
-    screen = app.screen
-    while not screen.conversation.messages:
-        await pilot.pause(0.005)
-    await pilot.pause()
-    shown = time.monotonic()
-    out.update(conversation_at=shown, conversation_bytes=served())
+    watcher.on_frame.remove(check)
+    listed, shown = out["list_at"], out["conversation_at"]
     out.update(list_in_a_row=stats(listed)["in_a_row"], conversation_in_a_row=stats(shown)["in_a_row"])
     return out
 
