@@ -84,8 +84,8 @@ class FakeHub:
         """Repos answered only to a request with `Authorization: Bearer <token>` (else 401, as the hub does)."""
         self.requests: list[tuple[str, str, str | None]] = []  # (method, path, range header)
         self.authorizations: list[str | None] = []  # the Authorization header of each request
-        self.spans: list[tuple[float, float]] = []  # (began, answered) of every request, time.monotonic()
-        self.timeline: list[tuple[str, str | None, float, float]] = []  # (path, range header, began, answered)
+        self.timeline: list[tuple[str, str | None, float, float]] = []
+        """(path, range header, began, answered) of every request answered, time.monotonic()."""
         self._lock = threading.Lock()
         self._sending = 0  # response bodies being sent now
         self._connections: set[socket.socket] = set()
@@ -126,14 +126,14 @@ class FakeHub:
             self.bytes_served = 0
             self.requests.clear()
             self.authorizations.clear()
-            self.spans.clear()
+            self.timeline.clear()
 
     def in_a_row(self, since: float = float("-inf"), until: float = float("inf")) -> int:
         """Round trips in a row: the most requests (begun from `since`, answered by `until`, time.monotonic())
         of which each began after the one before it was answered. A far hub makes a client wait that many
         times its latency."""
         with self._lock:
-            spans = sorted((end, began) for began, end in self.spans if since <= began and end <= until)
+            spans = sorted((end, began) for _, _, began, end in self.timeline if since <= began and end <= until)
         count, free = 0, float("-inf")
         for end, began in spans:  # the earliest-answered request that fits next, as in interval scheduling
             if began >= free:
@@ -220,8 +220,7 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                 self._answer(method, path, query)
             finally:
                 with hub._lock:
-                    hub.spans.append((began, time.monotonic()))
-                    hub.timeline.append((path, self.headers.get("Range"), began, hub.spans[-1][1]))
+                    hub.timeline.append((path, self.headers.get("Range"), began, time.monotonic()))
 
         def _answer(self, method: str, path: str, query: dict) -> None:
             body = b""

@@ -50,7 +50,8 @@ FILES_AHEAD = 64
 TRIM_EVERY = 32
 """Files read between two `give_back`s while the metadata is read (each costs a few ms)."""
 REPORT_EVERY = 0.1
-"""Seconds between progress reports while the metadata is read (each one repaints the loading screen)."""
+"""Seconds between progress reports while the metadata is read (each is a message to the app, which shows
+them at its own pace, or a line on the terminal)."""
 READ_AHEAD = 3
 """Row groups a streamed scan fetches ahead of the one being searched."""
 

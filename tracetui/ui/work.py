@@ -15,7 +15,6 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from textual.message import Message
 from textual.message_pump import MessagePump
-from textual.timer import Timer
 from textual.worker import Worker
 
 from ..data.errors import one_line
@@ -58,11 +57,11 @@ class Paced(Generic[T]):
         self._owner = owner
         self._show = show
         self._latest: tuple[T] | None = None
-        self._resting: Timer | None = None
+        self._resting = False
 
     def report(self, value: T) -> None:
         self._latest = (value,)
-        if self._resting is None:
+        if not self._resting:
             self._next()
 
     def drop(self) -> None:
@@ -70,11 +69,11 @@ class Paced(Generic[T]):
         self._latest = None
 
     def _next(self) -> None:
-        self._resting = None
+        self._resting = self._latest is not None
         if self._latest is None:
             return
         (value,), self._latest = self._latest, None
-        self._resting = self._owner.set_timer(PACE, self._next)
+        self._owner.set_timer(PACE, self._next)
         self._show(value)
 
 
