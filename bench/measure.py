@@ -161,13 +161,14 @@ def findings_speed(data: Data, repeat: int) -> dict:
 # --- through a hub -------------------------------------------------------------------------------
 class HubServer:
     """`tests.hub_server` in its own process (so serving does not slow the app it measures), serving
-    every dataset as `bench/demo-<rows>`; `delay` seconds added to every request (a far hub)."""
+    every dataset as `bench/demo-<rows>`; `delay` seconds added to every request (a far hub). Its data
+    files come from its CDN, as the hub's do: a file's first read is redirected to a signed link there."""
 
     def __init__(self, datasets: list[Data], delay: float = 0.0) -> None:
         repos = [f"{repo_id(d)}={d.source}" for d in datasets]
         self.delay = delay
         self.process = subprocess.Popen(
-            [PYTHON, "-m", "tests.hub_server", *repos, "--delay", str(delay)],
+            [PYTHON, "-m", "tests.hub_server", *repos, "--delay", str(delay), "--cdn"],
             cwd=ROOT,
             text=True,
             stdout=subprocess.PIPE,

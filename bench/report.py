@@ -448,8 +448,8 @@ run from before the process is spawned to the first frame that shows the trial l
 conversation (headless: the frame Textual composes, timed inside the app; pty: the first pyte screen that
 shows both). The floor is a bare Textual app that imports pyarrow and paints one Static; the naive route
 is `pandas.read_parquet` of all shards, then the first row in a Static. "hub" rows are read through a
-local stand-in hub that adds 1 ms to every request; "far hub" rows, the time they name. {missed} target(s)
-missed.
+local stand-in hub that adds 1 ms to every request and, as the hub does, redirects a data file's reads
+to its CDN; "far hub" rows, the time they name. {missed} target(s) missed.
 
 {machine_lines}
 {head}{body}{failures}"""

@@ -5,6 +5,8 @@ repo info (`/api/datasets/{id}[/revision/{rev}]`), tree listings (`/api/datasets
 `paths-info`, and `/datasets/{id}/resolve/{rev}/{path}` with HEAD, ETag / X-Repo-Commit / Content-Length
 headers and byte ranges. It counts the file bytes it serves (also at `/_stats`), can drop a connection
 once mid-file (`cut_after`), hold whole-file downloads (`downloads`) and go away mid-session (`stop`).
+With `cdn=True` it sends data files as the hub sends LFS and Xet files: a resolve answers 302 with a
+signed link to another host (its CDN) that serves the bytes, until `expire_links` makes it answer 403.
 
     with FakeHub({"org/name": folder}) as hub:
         hub.url, hub.bytes_served, hub.stop()
@@ -70,10 +72,12 @@ class Repo:
 
 
 class FakeHub:
-    def __init__(self, repos: dict[str, Path], cut_after: int | None = None) -> None:
+    def __init__(self, repos: dict[str, Path], cut_after: int | None = None, cdn: bool = False) -> None:
         self.repos = {repo_id: Repo(Path(folder)) for repo_id, folder in repos.items()}
         self.cut_after = cut_after
         """Drop the connection once, when this many file bytes have been served in all (None: never)."""
+        self.links = 0
+        """The signature of the CDN links given from now on; links signed before it answer 403 (expired)."""
         self.delay = 0.0
         """Seconds added to every request: a hub far away."""
         self.downloads = threading.Event()
@@ -89,23 +93,32 @@ class FakeHub:
         self._lock = threading.Lock()
         self._sending = 0  # response bodies being sent now
         self._connections: set[socket.socket] = set()
-        self._server = _Server(("127.0.0.1", 0), _handler(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-hub", daemon=True)
+        self._servers = [_Server(("127.0.0.1", 0), _handler(self)) for _ in range(2 if cdn else 1)]
+        self._threads = [threading.Thread(target=s.serve_forever, name="fake-hub", daemon=True) for s in self._servers]
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return _url(self._servers[0])
+
+    @property
+    def cdn(self) -> str | None:
+        """Where data files are sent from (another host), or None when the hub serves them itself."""
+        return _url(self._servers[1]) if len(self._servers) > 1 else None
+
+    def expire_links(self) -> None:
+        with self._lock:
+            self.links += 1
 
     def start(self) -> FakeHub:
-        self._thread.start()
+        for thread in self._threads:
+            thread.start()
         return self
 
     def stop(self) -> None:
         """Go away: stop listening and cut every open connection (later requests are refused)."""
-        self._server.shutdown()
-        self._server.server_close()
+        for server in self._servers:
+            server.shutdown()
+            server.server_close()
         with self._lock:
             for connection in list(self._connections):
                 with contextlib.suppress(OSError):
@@ -144,7 +157,7 @@ class FakeHub:
         return self.start()
 
     def __exit__(self, *exc) -> None:
-        if self._thread.is_alive():
+        if self._threads[0].is_alive():
             self.stop()
 
     # --- bookkeeping called by the handler -----------------------------------------------------
@@ -160,6 +173,7 @@ class FakeHub:
 
 class _Server(ThreadingHTTPServer):
     request_queue_size = 128  # clients open tens of connections at once: a backlog of 5 drops some for 1 s
+    daemon_threads = True
 
     def handle_error(self, request, client_address) -> None:  # a client that hung up is not news
         pass
@@ -167,7 +181,15 @@ class _Server(ThreadingHTTPServer):
 
 _API = re.compile(r"^/api/datasets/([^/]+/[^/]+)(?:/(revision|tree|paths-info)/([^/]+)(/.*)?)?$")
 _RESOLVE = re.compile(r"^/datasets/([^/]+/[^/]+)/resolve/([^/]+)/(.+)$")
+_CDN = re.compile(r"^/_cdn/(\d+)/([^/]+/[^/]+)/(.+)$")
 _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
+_SENT_FROM_CDN = (".parquet", ".arrow", ".jsonl")
+"""The files a `cdn` hub sends from its CDN (stored with LFS or Xet on the hub); the card it serves itself."""
+
+
+def _url(server: ThreadingHTTPServer) -> str:
+    host, port = server.server_address[:2]
+    return f"http://{host}:{port}"
 
 
 def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
@@ -230,6 +252,8 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                 self._api(method, match, query, body)
             elif match := _RESOLVE.match(path):
                 self._resolve(method, *match.groups())
+            elif match := _CDN.match(path):
+                self._signed(method, *match.groups())
             else:
                 self._error(404, "EntryNotFound", f"no route for {path}")
 
@@ -288,6 +312,27 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             if name not in repo.files:
                 self._error(404, "EntryNotFound", f"{name} does not exist")
                 return
+            if hub.cdn is not None and name.endswith(_SENT_FROM_CDN):
+                self.send_response(302)
+                self.send_header("Location", f"{hub.cdn}/_cdn/{hub.links}/{repo_id}/{name}")
+                self.send_header("X-Repo-Commit", repo.sha)
+                self.send_header("X-Linked-Etag", f'"{repo.etag(name)}"')
+                self.send_header("X-Linked-Size", str(repo.files[name].stat().st_size))
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            self._file(method, repo, name)
+
+        def _signed(self, method: str, signature: str, repo_id: str, name: str) -> None:
+            """A CDN link: the file's bytes while its signature is current, 403 once it has expired."""
+            repo = hub.repos.get(repo_id)
+            if repo is None or name not in repo.files or int(signature) != hub.links:
+                self._error(403, None, "Request has expired")
+                return
+            self._file(method, repo, name)
+
+        def _file(self, method: str, repo: Repo, name: str) -> None:
+            """A file's bytes, or the range of them asked for."""
             file = repo.files[name]
             size = file.stat().st_size
             start, end = 0, size - 1
@@ -366,7 +411,8 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
 
 
 def use_hub(monkeypatch, url: str) -> None:
-    """Point huggingface_hub and datasets (imported already or not) at `url`, online.
+    """Point huggingface_hub and datasets (imported already or not) at `url`, online, its telemetry off as
+    the command line has it (else its user agent asks the hub for a registry of agents first).
 
     Both read HF_ENDPOINT and the offline switches when imported, so the module constants are patched too;
     the HF cache stays where conftest put HF_HOME.
@@ -382,6 +428,7 @@ def use_hub(monkeypatch, url: str) -> None:
     monkeypatch.setattr(constants, "ENDPOINT", url)
     monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", url + "/{repo_id}/resolve/{revision}/{filename}")
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(constants, "HF_HUB_DISABLE_TELEMETRY", True)  # as `cli.set_up_process` sets it
     monkeypatch.setattr(constants, "HF_HUB_CACHE", os.path.join(os.environ["HF_HOME"], "hub"))
     if "datasets" in sys.modules:
         config = sys.modules["datasets"].config
@@ -433,8 +480,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("repos", nargs="+", metavar="ID=FOLDER")
     parser.add_argument("--delay", type=float, default=0.0, help="seconds added to every request (a far hub)")
+    parser.add_argument("--cdn", action="store_true", help="send data files from a CDN, as the hub does")
     args = parser.parse_args()
-    hub = FakeHub({repo: Path(folder) for repo, _, folder in (r.partition("=") for r in args.repos)})
+    hub = FakeHub({repo: Path(folder) for repo, _, folder in (r.partition("=") for r in args.repos)}, cdn=args.cdn)
     hub.delay = args.delay
     with hub:
         print(f"HF_ENDPOINT={hub.url}", flush=True)

@@ -97,9 +97,11 @@ def session_filters():
     return FilterState()
 
 
-def test_remote_reading_matches_the_local_copy(demo, serve):
-    """Every trial's history, the search and the verifier index read remotely equal the local ones."""
-    serve({REPO: demo})
+@pytest.mark.parametrize("cdn", [False, True], ids=["hub", "cdn"])
+def test_remote_reading_matches_the_local_copy(demo, serve, cdn):
+    """Every trial's history, the search and the verifier index read remotely equal the local ones, the
+    files served by the hub itself or, as the hub sends LFS and Xet files, from its CDN."""
+    serve({REPO: demo}, cdn=cdn)
     remote = remote_session()
     local = open_session(prepare([SourceSpec(str(demo))]))
     assert [remote.info(t).trial_name for t in range(len(remote))] == [
@@ -255,6 +257,50 @@ def test_reopening_in_remote_mode_reads_nothing_before_the_first_screen(big, ser
     assert all_cached(sources)  # the metadata is kept: the app opens it before its first frame
     open_session(sources)
     assert hub.bytes_served == 0 and [r[1] for r in hub.requests] == [f"/api/datasets/{REPO}"]
+
+
+def test_a_files_reads_go_to_its_cdn_link_and_the_hub_is_asked_once_per_file(big, serve, monkeypatch):
+    """The hub answers a data file's resolve with a redirect to a signed link on its CDN. Only a file's
+    first read asks the hub (a far hub's round trip, and one of the few thousand resolves it allows in 5
+    minutes); the others go straight to the link, without the user's token; a link that has expired is
+    asked of the hub again."""
+    from tracetui.data import hub_reads
+
+    monkeypatch.setenv("HF_TOKEN", "hf_secret")
+    monkeypatch.setattr(hub_reads, "_HEADERS", (float("-inf"), {}))
+    hub = serve({REPO: big}, cdn=True)
+    shards = sorted(name for name in hub.repos[REPO].files if name.endswith(".parquet"))
+    resolves = {f"/datasets/{REPO}/resolve/{hub.repos[REPO].sha}/{name}": name for name in shards}
+
+    def requests() -> tuple[list[str], list[str | None], list[str | None]]:
+        """(the files asked of the hub, its requests' tokens, the CDN's requests' tokens)"""
+        sent = list(zip((path for _, path, _ in hub.requests), hub.authorizations))
+        asked = [(resolves[path], auth) for path, auth in sent if path in resolves]
+        return [name for name, _ in asked], [auth for _, auth in asked], [a for p, a in sent if p.startswith("/_cdn/")]
+
+    session = remote_session()
+    for trial in range(0, len(session), len(session) // 4):
+        session.fetch(trial)
+    asked, tokens, linked = requests()
+    assert sorted(asked) == shards and set(tokens) == {"Bearer hf_secret"}
+    assert len(linked) > 4 * len(shards) and set(linked) == {None}
+
+    hub.expire_links()
+    hub.reset_counts()
+    assert session.fetch(next(t for t in range(len(session)) if not session.ready(t))).messages
+    asked, _, linked = requests()
+    assert asked and linked  # refused by the CDN, asked of the hub again, read from the new link
+
+
+def test_a_download_from_the_cdn_completes(shards, serve):
+    from tracetui.data.hub import download
+
+    serve({REPO: shards}, cdn=True)
+    source = prepare([SourceSpec(REPO)], progressive=True)[0]
+    download(source.hub_files, lambda count: None)
+    assert source.downloaded
+    session = open_session(prepare([SourceSpec(REPO)]))
+    assert session.local_ready.is_set() and session.num_rows == 3_000
 
 
 def test_a_download_resumes_after_a_dropped_connection(shards, serve):
@@ -418,15 +464,17 @@ def test_the_first_conversation_reads_only_its_own_row_groups(big, serve):
 
 def test_a_far_hub_waits_for_few_round_trips_before_the_first_conversation(demo, serve):
     """Every request waits 0.2 s: the card beside the listing, the split found in that listing, every
-    footer (the rest of one longer than the first read: the demo's first shard has a 54 KB footer) and
-    then every column chunk in flight together, then the first trial's row groups."""
-    hub = serve({REPO: demo})
+    footer (asked of the hub, which sends each file from its CDN; the rest of one longer than the first
+    read from there: the demo's first shard has a 54 KB footer), then every column chunk in flight
+    together, then the first trial's row groups (each file's reads after its first go straight to the
+    CDN: asking the hub each time made it 9 and 11)."""
+    hub = serve({REPO: demo}, cdn=True)
     hub.delay = 0.2
     session = remote_session()
     listed = hub.in_a_row()
     session.fetch(int(session.ordering.sort(session.facets.apply(session_filters()).visible, "task", False)[0]))
     print(f"\nround trips in a row: {listed} before the list, {hub.in_a_row()} with the first conversation")
-    assert listed <= 4 and hub.in_a_row() <= 5
+    assert listed <= 5 and hub.in_a_row() <= 6
 
 
 def test_a_shard_whose_footer_takes_a_second_request_holds_back_no_other_shard(demo, serve):

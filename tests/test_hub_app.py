@@ -30,7 +30,8 @@ def traces(tmp_path_factory):
 
 @pytest.fixture
 def hub(traces, monkeypatch):
-    with FakeHub({REPO: traces}) as server:
+    """The hub as it serves datasets: their files from its CDN."""
+    with FakeHub({REPO: traces}, cdn=True) as server:
         use_hub(monkeypatch, server.url)
         yield server
         server.downloads.set()

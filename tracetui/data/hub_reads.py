@@ -4,10 +4,11 @@ percent of the bytes for the short columns), on parallel connections.
 Range reads retry once, briefly, so a hub that goes away mid-session is reported at once rather than
 after huggingface_hub's retry back-off. A far hub costs its latency once per round of requests, not per
 request: the footers of the first files are asked for at once and the column chunks of each file as soon
-as its footer is in, on up to READERS connections (`threads`: daemon threads). The bytes of a file that
-came in are laid at their offsets in a sparse image of it (an anonymous mapping: only those pages exist),
-which pyarrow decodes on DECODERS threads without the GIL, while the next files are fetched. Imported
-only when a source is read from the hub.
+as its footer is in, on up to READERS connections (`threads`: daemon threads); a file's reads after its
+first go straight to the CDN link the hub redirected that one to (`Connections.answer`). The bytes of a
+file that came in are laid at their offsets in a sparse image of it (an anonymous mapping: only those
+pages exist), which pyarrow decodes on DECODERS threads without the GIL, while the next files are
+fetched. Imported only when a source is read from the hub.
 """
 
 from __future__ import annotations
@@ -181,6 +182,8 @@ class Connections:
         self._idle: dict[tuple[str, str, int | None], list[http.client.HTTPConnection]] = {}
         self._lock = threading.Lock()
         self._tls: ssl.SSLContext | None = None
+        self._moved: dict[str, str] = {}
+        """Where a URL's last answer came from after redirects: a file's signed link on the hub's CDN."""
 
     def get(self, url: str, headers: dict[str, str]) -> bytes:
         """The body of a GET that succeeded; HTTPStatus for any other answer."""
@@ -192,17 +195,34 @@ class Connections:
     def answer(
         self, url: str, headers: dict[str, str], timeout: float = READ_TIMEOUT
     ) -> tuple[int, Mapping[str, str], bytes]:
-        """(status, headers (named in lower case), body) of a GET, redirects followed."""
+        """(status, headers (named in lower case), body) of a GET, redirects followed.
+
+        The hub answers a file's resolve with a redirect to a signed link on its CDN: later reads of the
+        file go straight there (one round trip, not two; and the hub's limit on resolves, a few thousand
+        in 5 minutes, counts files, not reads) until the link fails (expired: 403), when the hub is
+        asked again."""
+        moved = self._moved.get(url)
+        if moved is not None:
+            status, answered, body, _ = self._follow(moved, _sent_to(url, moved, headers), timeout)
+            if status < 300:
+                return status, answered, body
+            self._moved.pop(url, None)
+        status, answered, body, final = self._follow(url, headers, timeout)
+        if final != url and status < 300:
+            self._moved[url] = final
+        return status, answered, body
+
+    def _follow(self, url: str, headers: dict[str, str], timeout: float) -> tuple[int, Mapping[str, str], bytes, str]:
+        """(status, headers, body, the URL that answered) of a GET, redirects followed."""
         for _ in range(self.REDIRECTS + 1):
             parts = urlsplit(url)
             origin = (parts.scheme, parts.hostname or "", parts.port)
             path = parts.path + (f"?{parts.query}" if parts.query else "")
             status, location, answered, body = self._request(origin, path, headers, timeout)
             if location is None:
-                return status, answered, body
-            url = urljoin(url, location)
-            if urlsplit(url).netloc != parts.netloc:  # a CDN: the hub's token is not for it
-                headers = {k: v for k, v in headers.items() if k.lower() != "authorization"}
+                return status, answered, body, url
+            target = urljoin(url, location)
+            headers, url = _sent_to(url, target, headers), target
         raise HTTPStatus(310, f"too many redirects from {url}")
 
     def _request(
@@ -253,6 +273,14 @@ class Connections:
         if self._tls is None:
             self._tls = tls_context()
         return http.client.HTTPSConnection(host, port, timeout=timeout, context=self._tls)
+
+
+def _sent_to(url: str, target: str, headers: dict[str, str]) -> dict[str, str]:
+    """`headers` for a request to `target` that `url` sent us to: without the hub's token on another host
+    (a CDN: the token is not for it)."""
+    if urlsplit(target).netloc == urlsplit(url).netloc:
+        return headers
+    return {k: v for k, v in headers.items() if k.lower() != "authorization"}
 
 
 CONNECTIONS = Connections()
