@@ -79,7 +79,8 @@ class FakeHub:
         self.links = 0
         """The signature of the CDN links given from now on; links signed before it answer 403 (expired)."""
         self.delay = 0.0
-        """Seconds added to every request: a hub far away."""
+        """Seconds added to every request, and twice that to a new connection's first (its TCP and TLS
+        handshakes): a hub far away."""
         self.downloads = threading.Event()
         self.downloads.set()
         """Cleared, whole-file downloads of parquet files wait until it is set again (range reads do not)."""
@@ -90,6 +91,8 @@ class FakeHub:
         self.authorizations: list[str | None] = []  # the Authorization header of each request
         self.timeline: list[tuple[str, str | None, float, float]] = []
         """(path, range header, began, answered) of every request answered, time.monotonic()."""
+        self.opened: list[tuple[str, float]] = []
+        """(the URL of the host it reached, time.monotonic()) of every connection opened."""
         self._lock = threading.Lock()
         self._sending = 0  # response bodies being sent now
         self._connections: set[socket.socket] = set()
@@ -140,6 +143,7 @@ class FakeHub:
             self.requests.clear()
             self.authorizations.clear()
             self.timeline.clear()
+            self.opened.clear()
 
     def in_a_row(self, since: float = float("-inf"), until: float = float("inf")) -> int:
         """Round trips in a row: the most requests (begun from `since`, answered by `until`, time.monotonic())
@@ -206,6 +210,9 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             with hub._lock:
                 hub._connections.add(self.connection)
+                hub.opened.append((_url(self.server), time.monotonic()))
+            if hub.delay:
+                time.sleep(2 * hub.delay)
 
         def finish(self) -> None:
             with hub._lock:

@@ -10,6 +10,7 @@ import time
 import numpy as np
 import pytest
 
+from tracetui.data import hub as hub_module
 from tracetui.data.errors import SourceError
 from tracetui.data.search import SearchCancelled, search
 from tracetui.data.session import open_session, prepare
@@ -383,6 +384,7 @@ def test_an_unreachable_hub_fails_over_quickly(kind, monkeypatch, tmp_path, demo
     silent = SilentServer()
     url = silent.url if kind == "silent" else "http://127.0.0.1:9"
     use_hub(monkeypatch, url)
+    monkeypatch.setattr(hub_module, "FIRST_READS", 0)  # connections opened ahead: counted below are requests
     with silent:
         began = time.monotonic()
         again = prepare([SourceSpec(REPO)], progressive=True)[0]
@@ -475,6 +477,21 @@ def test_a_far_hub_waits_for_few_round_trips_before_the_first_conversation(demo,
     session.fetch(int(session.ordering.sort(session.facets.apply(session_filters()).visible, "task", False)[0]))
     print(f"\nround trips in a row: {listed} before the list, {hub.in_a_row()} with the first conversation")
     assert listed <= 5 and hub.in_a_row() <= 6
+
+
+def test_a_first_open_finds_its_connections_opened_while_it_waited(demo, serve):
+    """A new connection to a far host costs two round trips (TCP, TLS) before its first request: those for
+    the files' first reads are opened while the listing is on its way, and those to the CDN the hub sends
+    the files from as soon as it first does."""
+    hub = serve({REPO: demo}, cdn=True)
+    hub.delay = 0.2
+    remote_session()
+    listed = next(answered for path, _, _, answered in hub.timeline if path.startswith("/api/datasets/"))
+    resolves = [answered for path, _, _, answered in hub.timeline if "/resolve/" in path and "/data/" in path]
+    to_hub = [at for url, at in hub.opened if url == hub.url]
+    to_cdn = [at for url, at in hub.opened if url == hub.cdn]
+    assert len(resolves) == 2 and len(to_hub) >= 2 + len(resolves) and max(to_hub) < listed
+    assert to_cdn and max(to_cdn) < min(resolves) + hub.delay
 
 
 def test_a_shard_whose_footer_takes_a_second_request_holds_back_no_other_shard(demo, serve):

@@ -184,6 +184,8 @@ class Connections:
         self._tls: ssl.SSLContext | None = None
         self._moved: dict[str, str] = {}
         """Where a URL's last answer came from after redirects: a file's signed link on the hub's CDN."""
+        self._warmed: set[tuple[str, str, int | None]] = set()
+        """The hosts `warm` has opened connections to."""
 
     def get(self, url: str, headers: dict[str, str]) -> bytes:
         """The body of a GET that succeeded; HTTPStatus for any other answer."""
@@ -213,17 +215,41 @@ class Connections:
         return status, answered, body
 
     def _follow(self, url: str, headers: dict[str, str], timeout: float) -> tuple[int, Mapping[str, str], bytes, str]:
-        """(status, headers, body, the URL that answered) of a GET, redirects followed."""
+        """(status, headers, body, the URL that answered) of a GET, redirects followed; the first redirect
+        to a host warms READERS connections to it (the CDN: every file's reads go there next)."""
         for _ in range(self.REDIRECTS + 1):
             parts = urlsplit(url)
-            origin = (parts.scheme, parts.hostname or "", parts.port)
             path = parts.path + (f"?{parts.query}" if parts.query else "")
-            status, location, answered, body = self._request(origin, path, headers, timeout)
+            status, location, answered, body = self._request(_origin(url), path, headers, timeout)
             if location is None:
                 return status, answered, body, url
             target = urljoin(url, location)
+            if _origin(target) != _origin(url):
+                self.warm(target, READERS)
             headers, url = _sent_to(url, target, headers), target
         raise HTTPStatus(310, f"too many redirects from {url}")
+
+    def warm(self, url: str, count: int) -> None:
+        """Open `count` connections to `url`'s host (once for each host) on daemon threads, kept idle for
+        the requests to come: a far host costs a new connection two round trips (TCP, then TLS) before
+        its first request, which a request that finds one ready skips."""
+        origin = _origin(url)
+        with self._lock:
+            if origin in self._warmed or _proxied():  # through a proxy, huggingface_hub's client asks
+                return
+            self._warmed.add(origin)
+        for _ in range(count):
+            detached(lambda: self._connected(origin), "tracetui-connect")
+
+    def _connected(self, origin: tuple[str, str, int | None]) -> None:
+        connection = self._connect(origin, READ_TIMEOUT)
+        try:
+            connection.connect()
+        except OSError:  # the requests that wanted it will say why
+            connection.close()
+            return
+        with self._lock:
+            self._idle.setdefault(origin, []).append(connection)
 
     def _request(
         self, origin: tuple[str, str, int | None], path: str, headers: dict[str, str], timeout: float
@@ -273,6 +299,11 @@ class Connections:
         if self._tls is None:
             self._tls = tls_context()
         return http.client.HTTPSConnection(host, port, timeout=timeout, context=self._tls)
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    return parts.scheme, parts.hostname or "", parts.port
 
 
 def _sent_to(url: str, target: str, headers: dict[str, str]) -> dict[str, str]:
