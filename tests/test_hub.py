@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 
-from tracetui.data import hub as hub_module
+from tracetui.data import connections
 from tracetui.data.errors import SourceError
 from tracetui.data.search import SearchCancelled, search
 from tracetui.data.session import open_session, prepare
@@ -384,7 +384,7 @@ def test_an_unreachable_hub_fails_over_quickly(kind, monkeypatch, tmp_path, demo
     silent = SilentServer()
     url = silent.url if kind == "silent" else "http://127.0.0.1:9"
     use_hub(monkeypatch, url)
-    monkeypatch.setattr(hub_module, "FIRST_READS", 0)  # connections opened ahead: counted below are requests
+    monkeypatch.setattr(connections, "HUB_CONNECTIONS", 0)  # none opened ahead: counted below are requests
     with silent:
         began = time.monotonic()
         again = prepare([SourceSpec(REPO)], progressive=True)[0]
@@ -483,7 +483,7 @@ def test_a_first_open_finds_its_connections_opened_while_it_waited(demo, serve):
     """A new connection to a far host costs two round trips (TCP, TLS) before its first request: those for
     the files' first reads are opened while the listing is on its way, and those to the CDN the hub sends
     the files from as soon as it first does."""
-    from tracetui.data.hub_reads import CDN_CONNECTIONS
+    from tracetui.data.connections import CDN_CONNECTIONS
 
     hub = serve({REPO: demo}, cdn=True)
     hub.delay = 0.2
@@ -594,7 +594,7 @@ def test_range_reads_follow_a_redirect_to_another_host(big, serve):
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
     from threading import Thread
 
-    from tracetui.data.hub_reads import Connections
+    from tracetui.data.connections import Connections
 
     hub = serve({REPO: big})
     name = next(n for n in hub.repos[REPO].files if n.endswith(".parquet"))
@@ -628,7 +628,7 @@ def test_range_reads_over_tls_verify_the_hubs_certificate(monkeypatch):
     import importlib
     import ssl
 
-    from tracetui.data.hub_reads import tls_context
+    from tracetui.data.connections import tls_context
 
     def without_http_libraries(name, *args):
         raise ImportError(name)

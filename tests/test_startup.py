@@ -15,9 +15,15 @@ from tracetui.demo import write_demo
 
 LAZY = ("tracetui.ui.commands", "tracetui.ui.screens.help")
 """Loaded when first used: the palette's providers and the help screen's key table."""
-LATER_PARTS = ("tracetui.data.search", "tracetui.data.stats", "tracetui.ask.verify", "tracetui.data.jobs.opening")
+LATER_PARTS = (
+    "tracetui.data.search",
+    "tracetui.data.stats",
+    "tracetui.ask.verify",
+    "tracetui.data.jobs.opening",
+    "tracetui.data.connections",
+)
 """The parts of tracetui the first screen of a converted dataset does not use: search, stats, the
-answers' checks, harbor job folders (~15 ms of imports)."""
+answers' checks, harbor job folders (~15 ms of imports), connections to the hub."""
 NOT_AT_START = (*LAZY, *LATER_PARTS, "pyarrow.compute", "numpy.ma")
 """Not imported before the first conversation is painted (pyarrow.compute: when a kernel first runs;
 numpy.ma: what numpy's `unique` imports, ~25 ms)."""
@@ -107,3 +113,19 @@ def test_an_early_open_that_fails_ends_in_one_line(tmp_path):
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and done.stderr.startswith("tracetui: "), done.stderr
     assert done.stdout.splitlines()[-1].endswith(" True")  # collecting again once the command ended
+
+
+def test_a_hub_dataset_is_connected_to_before_the_modules_import():
+    """`tracetui org/name`: connections to the hub open first (a far hub's TCP and TLS handshakes go on
+    while pyarrow and the app's modules import), and only for a source that is no local path."""
+    script = """
+import sys
+from tracetui.data import connections
+connections.connect_to_hub = lambda: print("CONNECTING", "pyarrow" in sys.modules)
+from tracetui.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script, "org/not-on-this-machine"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and done.stdout.splitlines() == ["CONNECTING False"], done.stdout + done.stderr

@@ -171,11 +171,15 @@ def _open(args) -> int:
     requests wait on the network, not on the ~0.2 s of imports (pandas stays out only once they are
     resolved: `datasets`, when a layout needs it, imports it). A session the app would open in its
     worker (nothing converted or kept yet, no --filter to check first) starts opening there too."""
+    specs = source_specs(args)
+    if any(not Path(spec.source).expanduser().exists() for spec in specs):  # not a local path: a hub dataset
+        from .data.connections import connect_to_hub
+
+        connect_to_hub()  # the TCP and TLS handshakes with a far hub go on while the modules below import
     from .commands.selection import filter_args
     from .data.session import all_cached, prepare
     from .data.threads import detached
 
-    specs = source_specs(args)
     filters = filter_args(args)  # fail before any download on a malformed filter or an unknown facet
     cache_size = cache_limit(args)
 

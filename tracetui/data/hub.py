@@ -13,31 +13,21 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..paths import cache_dir, write_atomically
+from .connections import connect_to_hub, offline
 from .errors import SourceError, Unreachable, first_line
-from .hub_reads import CONNECTIONS, file_url, get_file, hub_get
+from .hub_reads import file_url, get_file, hub_get
 from .sources import HubFiles
 from .threads import detached, parallel
 
 FAILOVER_SECONDS = 3.0
 """The first request of an open: after this long without an answer, the hub counts as unreachable."""
-FIRST_READS = 8
-"""Connections to the hub opened while a first open's listing is asked for: a file's first read asks the
-hub (a dataset has a few files; the first reads of more open their own)."""
 CHUNK_BYTES = 256 << 10
 """Downloads are written in chunks of this size (huggingface_hub's default, 10 MB, takes seconds on a slow link)."""
-
-
-def offline() -> bool:
-    """HF_HUB_OFFLINE (huggingface_hub's switch) or HF_DATASETS_OFFLINE (datasets'), as `datasets` reads them."""
-    from huggingface_hub import constants
-
-    return constants.HF_HUB_OFFLINE or os.environ.get("HF_DATASETS_OFFLINE", "").upper() in ("1", "ON", "YES", "TRUE")
 
 
 def quiet() -> None:
@@ -91,8 +81,8 @@ def locate(repo_id: str, revision: str | None) -> Snapshot:
     if not offline():
         last = _last_commit(repo_id, revision)
         known = last.is_file() and _kept_card(repo_id, last.read_text()).is_file()
-        if not known:  # a first open reads every file next: while the listing is on its way
-            CONNECTIONS.warm(file_url(repo_id, "", revision or "main"), FIRST_READS)
+        if not known:  # a first open reads every file next: connections opened while the listing is on its way
+            connect_to_hub()
         try:
             card = detached(lambda: None if known else _card(repo_id, revision), "tracetui-card")
             commit, sizes = _listing(repo_id, revision)  # meanwhile

@@ -5,7 +5,7 @@ Range reads retry once, briefly, so a hub that goes away mid-session is reported
 after huggingface_hub's retry back-off. A far hub costs its latency once per round of requests, not per
 request: the footers of the first files are asked for at once and the column chunks of each file as soon
 as its footer is in, on up to READERS connections (`threads`: daemon threads); a file's reads after its
-first go straight to the CDN link the hub redirected that one to (`Connections.answer`). The bytes of a
+first go straight to the CDN link the hub redirected that one to (`connections`). The bytes of a
 file that came in are laid at their offsets in a sparse image of it (an anonymous mapping: only those
 pages exist), which pyarrow decodes on DECODERS threads without the GIL, while the next files are
 fetched. Imported only when a source is read from the hub.
@@ -13,35 +13,28 @@ fetched. Imported only when a source is read from the hub.
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import http.client
-import importlib
 import mmap
 import platform
-import ssl
 import statistics
 import threading
 import time
-import urllib.request
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
-from typing import TypeVar, cast
-from urllib.parse import quote, urljoin, urlsplit
+from typing import TypeVar
+from urllib.parse import quote
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .. import __version__
+from .connections import CONNECTIONS, READ_TIMEOUT, proxied
 from .errors import SourceError, Unreachable, first_line
 from .sources import HubFiles
 from .threads import DaemonPool, detached
 
 T = TypeVar("T")
 
-READ_TIMEOUT = 5.0
-"""A range read gives up after this long without a byte (once more after a short pause)."""
 FOOTER_READ = 32 << 10
 """The first read of a file's tail; a larger footer costs a second request (a round trip more for that
 file: a 64 KB read cost 0.9% of a 4,000-row dataset's bytes in the row groups' text it brought along).
@@ -57,10 +50,6 @@ column between two short ones) costs less than another request; a row group's te
 READERS = 64
 """Requests in flight at once: the short columns of a 4,000-row dataset (a range per row group) in one
 round trip; a far hub's latency, not its bandwidth, is what a few hundred small reads wait for."""
-CDN_CONNECTIONS = 16
-"""Connections opened to the host the hub first redirects a read to (its CDN), where every file's reads go
-next; requests that find none free open more. Opening READERS at once cost a hub 1 ms away ~0.15 s of a
-first screen's CPU, and gained a far one nothing more."""
 DECODERS = 2
 """Files decoded at once (pyarrow releases the GIL), beside the reads of the next ones."""
 
@@ -143,182 +132,13 @@ def _build_headers() -> dict[str, str]:
 def _get(url: str, headers: dict[str, str]) -> bytes:
     """The body of a GET, redirects followed: on kept-alive connections of our own (`CONNECTIONS`), or
     through huggingface_hub's session when a proxy is set (it knows proxies)."""
-    if not _proxied():
+    if not proxied():
         return CONNECTIONS.get(url, headers)
     from huggingface_hub.utils import get_session, hf_raise_for_status
 
     response = get_session().get(url, headers=headers, timeout=READ_TIMEOUT)
     hf_raise_for_status(response)
     return response.content
-
-
-def tls_context() -> ssl.SSLContext:
-    """The certificates huggingface_hub's own client trusts: the default context of its HTTP library
-    (httpx2 or httpx, as the installed huggingface_hub uses; SSL_CERT_FILE / SSL_CERT_DIR honoured),
-    else the system's."""
-    for library in ("httpx2", "httpx"):
-        with contextlib.suppress(ImportError, AttributeError):
-            return cast(ssl.SSLContext, importlib.import_module(library).create_ssl_context())
-    return ssl.create_default_context()
-
-
-@functools.cache
-def _proxied() -> bool:
-    return any(key in urllib.request.getproxies_environment() for key in ("http", "https", "all"))
-
-
-class HTTPStatus(Exception):
-    """The hub answered a range read with this status."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-class Connections:
-    """Kept-alive HTTP/1.1 connections by origin, shared by the reader threads. A range read costs
-    ~0.15 ms of CPU here; httpx's pool (one lock that 64 threads queue on) spent 0.5-2 ms on each, and a
-    400,000-row dataset's first screen is some 5,000 of them."""
-
-    REDIRECTS = 5
-
-    def __init__(self) -> None:
-        self._idle: dict[tuple[str, str, int | None], list[http.client.HTTPConnection]] = {}
-        self._lock = threading.Lock()
-        self._tls: ssl.SSLContext | None = None
-        self._moved: dict[str, str] = {}
-        """Where a URL's last answer came from after redirects: a file's signed link on the hub's CDN."""
-        self._warmed: set[tuple[str, str, int | None]] = set()
-        """The hosts `warm` has opened connections to."""
-
-    def get(self, url: str, headers: dict[str, str]) -> bytes:
-        """The body of a GET that succeeded; HTTPStatus for any other answer."""
-        status, _, body = self.answer(url, headers)
-        if status >= 300:
-            raise HTTPStatus(status, f"{status} from the hub for {url}")
-        return body
-
-    def answer(
-        self, url: str, headers: dict[str, str], timeout: float = READ_TIMEOUT
-    ) -> tuple[int, Mapping[str, str], bytes]:
-        """(status, headers (named in lower case), body) of a GET, redirects followed.
-
-        The hub answers a file's resolve with a redirect to a signed link on its CDN: later reads of the
-        file go straight there (one round trip, not two; and the hub's limit on resolves, a few thousand
-        in 5 minutes, counts files, not reads) until the link fails (expired: 403), when the hub is
-        asked again."""
-        moved = self._moved.get(url)
-        if moved is not None:
-            status, answered, body, _ = self._follow(moved, _sent_to(url, moved, headers), timeout)
-            if status < 300:
-                return status, answered, body
-            self._moved.pop(url, None)
-        status, answered, body, final = self._follow(url, headers, timeout)
-        if final != url and status < 300:
-            self._moved[url] = final
-        return status, answered, body
-
-    def _follow(self, url: str, headers: dict[str, str], timeout: float) -> tuple[int, Mapping[str, str], bytes, str]:
-        """(status, headers, body, the URL that answered) of a GET, redirects followed; the first redirect
-        to a host opens CDN_CONNECTIONS to it (`warm`)."""
-        for _ in range(self.REDIRECTS + 1):
-            parts = urlsplit(url)
-            path = parts.path + (f"?{parts.query}" if parts.query else "")
-            status, location, answered, body = self._request(_origin(url), path, headers, timeout)
-            if location is None:
-                return status, answered, body, url
-            target = urljoin(url, location)
-            if _origin(target) != _origin(url):
-                self.warm(target, CDN_CONNECTIONS)
-            headers, url = _sent_to(url, target, headers), target
-        raise HTTPStatus(310, f"too many redirects from {url}")
-
-    def warm(self, url: str, count: int) -> None:
-        """Open `count` connections to `url`'s host (once for each host) on daemon threads, kept idle for
-        the requests to come: a far host costs a new connection two round trips (TCP, then TLS) before
-        its first request, which a request that finds one ready skips."""
-        origin = _origin(url)
-        with self._lock:
-            if origin in self._warmed or _proxied():  # through a proxy, huggingface_hub's client asks
-                return
-            self._warmed.add(origin)
-        for _ in range(count):
-            detached(lambda: self._connected(origin), "tracetui-connect")
-
-    def _connected(self, origin: tuple[str, str, int | None]) -> None:
-        connection = self._connect(origin, READ_TIMEOUT)
-        try:
-            connection.connect()
-        except OSError:  # the requests that wanted it will say why
-            connection.close()
-            return
-        with self._lock:
-            self._idle.setdefault(origin, []).append(connection)
-
-    def _request(
-        self, origin: tuple[str, str, int | None], path: str, headers: dict[str, str], timeout: float
-    ) -> tuple[int, str | None, Mapping[str, str], bytes]:
-        """(status, the redirect's location or None, headers, body); a kept connection the server has
-        closed since is replaced at once."""
-        with self._lock:
-            idle = self._idle.setdefault(origin, [])
-            connection = idle.pop() if idle else None
-        reused = connection is not None
-        while True:
-            if connection is None:
-                connection = self._connect(origin, timeout)
-            elif connection.sock is not None:
-                connection.sock.settimeout(timeout)
-            try:
-                connection.request("GET", path, headers=headers)
-                response = connection.getresponse()
-                body = response.read()
-                break
-            except (http.client.RemoteDisconnected, ConnectionError):
-                connection.close()
-                if not reused:
-                    raise
-                connection, reused = None, False  # closed by the server while it was kept: a new one
-            except BaseException:
-                connection.close()
-                raise
-        if response.will_close:
-            connection.close()
-        else:
-            with self._lock:
-                idle = self._idle[origin]
-                if len(idle) < 2 * READERS:
-                    idle.append(connection)
-                    connection = None
-            if connection is not None:
-                connection.close()
-        redirect = response.status in (301, 302, 303, 307, 308)
-        answered = {name.lower(): value for name, value in response.getheaders()}
-        return response.status, answered.get("location") if redirect else None, answered, body
-
-    def _connect(self, origin: tuple[str, str, int | None], timeout: float) -> http.client.HTTPConnection:
-        scheme, host, port = origin
-        if scheme == "http":
-            return http.client.HTTPConnection(host, port, timeout=timeout)
-        if self._tls is None:
-            self._tls = tls_context()
-        return http.client.HTTPSConnection(host, port, timeout=timeout, context=self._tls)
-
-
-def _origin(url: str) -> tuple[str, str, int | None]:
-    parts = urlsplit(url)
-    return parts.scheme, parts.hostname or "", parts.port
-
-
-def _sent_to(url: str, target: str, headers: dict[str, str]) -> dict[str, str]:
-    """`headers` for a request to `target` that `url` sent us to: without the hub's token on another host
-    (a CDN: the token is not for it)."""
-    if urlsplit(target).netloc == urlsplit(url).netloc:
-        return headers
-    return {k: v for k, v in headers.items() if k.lower() != "authorization"}
-
-
-CONNECTIONS = Connections()
 
 
 def hub_get(url: str, timeout: float, missing_ok: bool = False) -> tuple[Mapping[str, str], bytes] | None:
@@ -335,14 +155,14 @@ def hub_get(url: str, timeout: float, missing_ok: bool = False) -> tuple[Mapping
     headers = _fresh_headers()
     if headers is None:
         building = _headers_built()
-        if not _proxied() and not building.done():
+        if not proxied() and not building.done():
             status, answered, body = CONNECTIONS.answer(url, ANONYMOUS, timeout)
             if status < 300:
                 return answered, body
             if status == 404 and missing_ok and answered.get("x-error-code") == "EntryNotFound":
                 return None  # the repo answered: it has no such file (a private repo answers 401)
         headers = building.result()
-    if not _proxied():
+    if not proxied():
         status, answered, body = CONNECTIONS.answer(url, headers, timeout)
         if status < 300:
             return answered, body
