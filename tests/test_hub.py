@@ -496,6 +496,21 @@ def test_a_first_open_finds_its_connections_opened_while_it_waited(demo, serve):
     assert len([at for at in to_cdn if at < min(resolves) + hub.delay]) >= CDN_CONNECTIONS
 
 
+def test_no_connection_is_opened_ahead_around_a_proxy(demo, serve, monkeypatch):
+    """With a proxy set, requests go through huggingface_hub's client: none of ours go to the hub directly."""
+    hub = serve({REPO: demo})
+    monkeypatch.setattr(connections, "proxied", lambda: True)
+    connections.Connections().warm(hub.url, 4)
+    time.sleep(0.2)
+    monkeypatch.setattr(connections, "proxied", lambda: False)
+    connections.Connections().warm(hub.url, 4)
+    for _ in range(100):
+        if len(hub.opened) == 4:
+            break
+        time.sleep(0.02)
+    assert len(hub.opened) == 4  # the second only
+
+
 def test_a_shard_whose_footer_takes_a_second_request_holds_back_no_other_shard(demo, serve):
     """The demo's first shard has a 54 KB footer (two requests); the second shard's column chunks are
     asked for as soon as its own footer is in, not once the first shard's is."""

@@ -138,9 +138,11 @@ class Connections:
         """Open `count` connections to `url`'s host (once for each host) on daemon threads, kept idle for
         the requests to come: a far host costs a new connection two round trips (TCP, then TLS) before
         its first request, which a request that finds one ready skips."""
+        if proxied():  # requests go through huggingface_hub's client
+            return
         origin = _origin(url)
         with self._lock:
-            if origin in self._warmed or proxied():  # through a proxy, huggingface_hub's client asks
+            if origin in self._warmed:
                 return
             self._warmed.add(origin)
         for _ in range(count):
