@@ -55,11 +55,7 @@ class DaemonPool:
             if item is None:
                 return
             future, work, args = item
-            if future.set_running_or_notify_cancel():
-                try:
-                    future.set_result(work(*args))
-                except BaseException as exc:  # handed to whoever waits on the future
-                    future.set_exception(exc)
+            _settle(future, work, *args)
             with self._lock:
                 self._idle += 1
 
@@ -114,8 +110,18 @@ def ahead(work: Callable[[T], R], items: Sequence[T], depth: int) -> Iterator[R]
 
 
 def detached(work: Callable[[], T], name: str) -> Future[T]:
-    """`work()` on a daemon thread of its own: the caller waits on the future as long as it wants."""
-    pool = DaemonPool(1, name)
-    future = pool.submit(work)
-    pool.shutdown()
+    """`work()` on a daemon thread of its own: the caller waits on the future as long as it wants. (A pool
+    of one shut down at once cancelled the work whenever the caller drained the pool's queue before its
+    new thread had taken the work from it.)"""
+    future: Future[T] = Future()
+    threading.Thread(target=_settle, args=(future, work), name=name, daemon=True).start()
     return future
+
+
+def _settle(future: Future[R], work: Callable[..., R], *args: Any) -> None:
+    """`future` given what `work(*args)` returns or raises, unless it was cancelled before it started."""
+    if future.set_running_or_notify_cancel():
+        try:
+            future.set_result(work(*args))
+        except BaseException as exc:  # handed to whoever waits on the future
+            future.set_exception(exc)
