@@ -15,7 +15,7 @@ from tracetui.ui.screens.stats import GroupTable, StatsScreen
 
 from .llm_server import LLMServer, Slow
 from .test_ui_keymap import palette_titles
-from .ui_helpers import make_app, text_of, wait_loaded
+from .ui_helpers import make_app, text_of, until, wait_loaded
 
 QUESTION = 'Did the agent mark it "task_complete"?'
 
@@ -32,14 +32,6 @@ async def ask_in_app(pilot, screen, question: str = QUESTION) -> None:
     assert status(screen).startswith(f"A question to the {listed} listed trials costs ~")
     screen.prompt.value = question
     await pilot.press("enter")
-
-
-async def until(pilot, condition, seconds: float = 20.0) -> None:
-    for _ in range(int(seconds / 0.05)):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("it did not happen")
 
 
 async def test_a_question_flows_through_facet_column_filter_jump_stats_and_export(sources, monkeypatch, tmp_path):

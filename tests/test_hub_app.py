@@ -18,7 +18,7 @@ from tracetui.ui.widgets.facet_list import RowKind
 
 from .hub_data import write_traces
 from .hub_server import FakeHub, use_hub
-from .ui_helpers import make_app, text_of, visible_lines, wait_loaded
+from .ui_helpers import make_app, text_of, until, visible_lines, wait_loaded
 
 REPO = "org/traces"
 
@@ -35,15 +35,6 @@ def hub(traces, monkeypatch):
         use_hub(monkeypatch, server.url)
         yield server
         server.downloads.set()
-
-
-async def until(pilot, condition, what: str, tries: int = 500) -> None:
-    for _ in range(tries):
-        if condition():
-            await pilot.pause()
-            return
-        await pilot.pause(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def view(screen):

@@ -13,7 +13,7 @@ from textual.widgets import ProgressBar, Static
 from tracetui.ui.screens.loading import LoadingScreen
 from tracetui.ui.work import PACE, WorkDone, WorkProgress
 
-from .ui_helpers import demo_sources, wait_loaded
+from .ui_helpers import demo_sources, until, wait_loaded
 
 
 class Host(App):
@@ -60,20 +60,13 @@ async def test_the_message_line_shows_work_at_a_pace_and_nothing_of_it_once_it_e
         began = time.monotonic()
         for n in range(1, 51):
             screen.post_message(WorkProgress(f"Searching… {n}", n / 50))
-        await until(pilot, lambda: said and said[-1] == "Searching… 50")
+        await until(pilot, lambda: said and said[-1] == "Searching… 50", "the latest progress")
         took = time.monotonic() - began
         assert said[0] == "Searching… 1" and bar.progress == 1.0  # the first at once, then the latest
         assert len(said) <= 2 + took / PACE  # at a pace (however slow this machine), not each of the 50
         for n in range(1, 11):  # more progress, then the work ends before its pace is over
             screen.post_message(WorkProgress(f"Exporting… {n}", n / 10))
         screen.post_message(WorkDone("Exported 10 rows."))
-        await until(pilot, lambda: said[-1] == "Exported 10 rows.")
+        await until(pilot, lambda: said[-1] == "Exported 10 rows.", "the end of the work")
         await pilot.pause(PACE * 1.5)
         assert line.text == "Exported 10 rows." and not bar.display  # no stale progress over the end
-
-
-async def until(pilot, condition, seconds: float = 10.0) -> None:
-    end = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < end, "timed out"
-        await pilot.pause(0.02)

@@ -95,3 +95,13 @@ async def opened(
     async with app.run_test(size=size) as pilot:
         await loaded(pilot)
         yield pilot, app.screen
+
+
+async def until(pilot, condition, what: str = "it", tries: int = 1000) -> None:
+    """Wait (up to `tries` pauses of 20 ms) until `condition()` holds, then let the app settle."""
+    for _ in range(tries):
+        if condition():
+            await pilot.pause()
+            return
+        await pilot.pause(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
