@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from tracetui.data import hub_hosts
+
 from . import pagecache, terminal
 from .apps import FLOOR_TEXT, NAIVE_PREFIX
 
@@ -192,16 +194,22 @@ def dataset_bytes(data: Data) -> int:
     return sum(p.stat().st_size for p in (data.source / "data").glob("*.parquet"))
 
 
-def _remote(data: Data, server: HubServer, mode: str, *args: str) -> dict:
-    """A `bench.remote` child on fresh caches (a first open); its times made relative to its spawn."""
+def _remote(data: Data, server: HubServer, mode: str, *args: str, hosts: str | None = None) -> dict:
+    """A `bench.remote` child on fresh caches (a first open), but for `hosts`: what an open before it
+    remembered of the hub (`hub_hosts`; its `hub_hosts` result). Its times made relative to its spawn."""
     scratch = Path(tempfile.mkdtemp(prefix="remote-", dir=data.cache.parent))
     env = data.env(scratch / "cache")
     env.update(HF_ENDPOINT=server.url, HF_HOME=str(scratch / "hf"), HF_HUB_DISABLE_PROGRESS_BARS="1")
     for name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
         env.pop(name, None)
+    remembered = scratch / "cache" / hub_hosts.FILE
+    if hosts is not None:
+        remembered.parent.mkdir(parents=True)
+        remembered.write_text(hosts)
     try:
         began = time.monotonic()
         result = probe("remote", [mode, repo_id(data), *args], env, timeout=3600)
+        result["hub_hosts"] = remembered.read_text() if remembered.exists() else None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     for key in ("list_at", "conversation_at", "local_at"):
@@ -214,8 +222,8 @@ def remote_read(data: Data, server: HubServer, toggles: int, switches: int) -> d
     return _remote(data, server, "read", "--toggles", str(toggles), "--switches", str(switches))
 
 
-def remote_first(data: Data, server: HubServer) -> dict:
-    return _remote(data, server, "first")
+def remote_first(data: Data, server: HubServer, hosts: str | None = None) -> dict:
+    return _remote(data, server, "first", hosts=hosts)
 
 
 def remote_download(data: Data, server: HubServer) -> dict:

@@ -152,14 +152,24 @@ def measure_remote(data: measure.Data, server: measure.HubServer, n: dict) -> di
 
 
 def measure_far(data: measure.Data, delays: list[float], n: dict) -> dict:
-    """The first screen through a hub that adds each of `delays` seconds to every request."""
-    far = {}
+    """The first screen through a hub that adds each of `delays` seconds to every request: a first open
+    ever ("first"), and one after an open of another dataset from that hub ("seen": the hosts it sent
+    reads to remembered)."""
+    far: dict = {"first": {}, "seen": {}}
     for delay in delays:
         with measure.HubServer([data], delay) as server:
-            far[str(delay)] = [
-                attempt(f"far hub {delay * 1000:.0f} ms", measure.remote_first, data, server)
-                for _ in range(n["remote"])
+            label = f"far hub {delay * 1000:.0f} ms"
+            first = far["first"][str(delay)] = [
+                attempt(label, measure.remote_first, data, server) for _ in range(n["remote"])
             ]
+            hosts = next((run["hub_hosts"] for run in first if run and run.get("hub_hosts")), None)
+            if delay and not hosts:
+                ERRORS.append(f"{label}: no host of the hub remembered for the next open")
+            elif delay:
+                far["seen"][str(delay)] = [
+                    attempt(f"{label}, seen before", measure.remote_first, data, server, hosts)
+                    for _ in range(n["remote"])
+                ]
         log(f"  through a hub {delay * 1000:.0f} ms away: done")
     return far
 

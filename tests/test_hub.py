@@ -496,6 +496,30 @@ def test_a_first_open_finds_its_connections_opened_while_it_waited(demo, serve):
     assert len([at for at in to_cdn if at < min(resolves) + hub.delay]) >= CDN_CONNECTIONS
 
 
+def test_the_next_process_connects_to_the_cdn_the_hub_sent_reads_to_before_it_asks_anything(demo, serve, monkeypatch):
+    """A far CDN charges a new connection two round trips: the host the hub redirected reads to is
+    remembered, and the next process opens its connections there with the hub's, before any request."""
+    from tracetui.data.connections import CDN_CONNECTIONS, HUB_CONNECTIONS
+
+    hub = serve({REPO: demo}, cdn=True)
+
+    def opened_by_a_new_process() -> tuple[int, int]:
+        monkeypatch.setattr(connections, "CONNECTIONS", connections.Connections())
+        hub.opened.clear()
+        connections.connect_to_hub()
+        until = time.monotonic() + 5
+        while len(hub.opened) < HUB_CONNECTIONS and time.monotonic() < until:
+            time.sleep(0.02)
+        time.sleep(0.1)  # any CDN connection opened after the hub's
+        return sum(url == hub.url for url, _ in hub.opened), sum(url == hub.cdn for url, _ in hub.opened)
+
+    assert opened_by_a_new_process() == (HUB_CONNECTIONS, 0)  # nothing known of this hub yet
+    remote_session()
+    requests = len(hub.timeline)
+    assert opened_by_a_new_process() == (HUB_CONNECTIONS, CDN_CONNECTIONS)
+    assert len(hub.timeline) == requests  # connections only: nothing asked
+
+
 def test_no_connection_is_opened_ahead_around_a_proxy(demo, serve, monkeypatch):
     """With a proxy set, requests go through huggingface_hub's client: none of ours go to the hub directly."""
     hub = serve({REPO: demo})

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import cast
 from urllib.parse import urljoin, urlsplit
 
+from . import hub_hosts
 from .threads import detached
 
 READ_TIMEOUT = 5.0
@@ -42,12 +43,14 @@ def offline() -> bool:
 
 
 def connect_to_hub() -> None:
-    """Open HUB_CONNECTIONS to the hub (HF_ENDPOINT), unless offline: a hub dataset's first requests then
-    find them ready."""
+    """Open HUB_CONNECTIONS to the hub (HF_ENDPOINT), and CDN_CONNECTIONS to each host it sent reads to
+    last time (`hub_hosts`), unless offline: a hub dataset's first requests then find them ready."""
     from huggingface_hub import constants
 
     if not offline():
         CONNECTIONS.warm(constants.ENDPOINT, HUB_CONNECTIONS)
+        for host in hub_hosts.remembered(constants.ENDPOINT):
+            CONNECTIONS.warm(host, CDN_CONNECTIONS)
 
 
 def tls_context() -> ssl.SSLContext:
@@ -91,6 +94,8 @@ class Connections:
         """Where a URL's last answer came from after redirects: a file's signed link on the hub's CDN."""
         self._warmed: set[tuple[str, str, int | None]] = set()
         """The hosts `warm` has opened connections to."""
+        self._redirected: set[tuple[tuple[str, str, int | None], tuple[str, str, int | None]]] = set()
+        """(from, to) of the redirects to another host seen: each remembered once (`hub_hosts`)."""
 
     def get(self, url: str, headers: dict[str, str]) -> bytes:
         """The body of a GET that succeeded; HTTPStatus for any other answer."""
@@ -121,7 +126,8 @@ class Connections:
 
     def _follow(self, url: str, headers: dict[str, str], timeout: float) -> tuple[int, Mapping[str, str], bytes, str]:
         """(status, headers, body, the URL that answered) of a GET, redirects followed; the first redirect
-        to a host opens CDN_CONNECTIONS to it (`warm`)."""
+        to a host opens CDN_CONNECTIONS to it (`warm`) and is remembered for the next process
+        (`hub_hosts`)."""
         for _ in range(self.REDIRECTS + 1):
             parts = urlsplit(url)
             path = parts.path + (f"?{parts.query}" if parts.query else "")
@@ -131,6 +137,7 @@ class Connections:
             target = urljoin(url, location)
             if _origin(target) != _origin(url):
                 self.warm(target, CDN_CONNECTIONS)
+                self._remember(url, target)
             headers, url = _sent_to(url, target, headers), target
         raise HTTPStatus(310, f"too many redirects from {url}")
 
@@ -147,6 +154,14 @@ class Connections:
             self._warmed.add(origin)
         for _ in range(count):
             detached(lambda: self._connected(origin), "tracetui-connect")
+
+    def _remember(self, url: str, target: str) -> None:
+        pair = _origin(url), _origin(target)
+        with self._lock:
+            if pair in self._redirected:
+                return
+            self._redirected.add(pair)
+        hub_hosts.remember(url, target)
 
     def _connected(self, origin: tuple[str, str, int | None]) -> None:
         connection = self._connect(origin, READ_TIMEOUT)
