@@ -79,8 +79,8 @@ class FakeHub:
         self.links = 0
         """The signature of the CDN links given from now on; links signed before it answer 403 (expired)."""
         self.delay = 0.0
-        """Seconds added to every request, and twice that to a new connection's first (its TCP and TLS
-        handshakes): a hub far away."""
+        """Seconds added to every request, and a new connection is ready for its first request only twice
+        that after it opened (its TCP and TLS handshakes): a hub far away. Not to a benchmark's `/_stats`."""
         self.downloads = threading.Event()
         self.downloads.set()
         """Cleared, whole-file downloads of parquet files wait until it is set again (range reads do not)."""
@@ -211,8 +211,7 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             with hub._lock:
                 hub._connections.add(self.connection)
                 hub.opened.append((_url(self.server), time.monotonic()))
-            if hub.delay:
-                time.sleep(2 * hub.delay)
+            self.ready_at = time.monotonic() + 2 * hub.delay  # the handshakes, paid by its first request
 
         def finish(self) -> None:
             with hub._lock:
@@ -239,6 +238,7 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                 with hub._lock:
                     self._json({"bytes_served": hub.bytes_served, "requests": len(hub.requests), "in_a_row": in_a_row})
                 return
+            time.sleep(max(0.0, self.ready_at - time.monotonic()))
             began = time.monotonic()
             with hub._lock:
                 hub.requests.append((method, path, self.headers.get("Range")))
