@@ -520,6 +520,63 @@ def test_the_next_process_connects_to_the_cdn_the_hub_sent_reads_to_before_it_as
     assert len(hub.timeline) == requests  # connections only: nothing asked
 
 
+def asked_ahead(hub: FakeHub, specs: list[SourceSpec], count: int) -> list[tuple[str, str | None]]:
+    """(path, authorization) of the `count` requests `hub_ahead.ask_ahead(specs)` makes."""
+    from tracetui.data.hub_ahead import ask_ahead
+
+    ask_ahead(specs)
+    until = time.monotonic() + 5
+    while len(hub.timeline) < count and time.monotonic() < until:
+        time.sleep(0.01)
+    time.sleep(0.05)  # and no more
+    return [(path, auth) for (_, path, _), auth in zip(hub.requests, hub.authorizations)]
+
+
+def test_the_listing_and_card_asked_for_from_the_command_line_are_the_answers_the_open_takes(demo, serve):
+    """The command line asks for a hub dataset's listing and card before the app's modules import; the
+    open takes those answers instead of asking again; a reopen (its card kept) asks for the listing only."""
+    hub = serve({REPO: demo})
+    listing, card = f"/api/datasets/{REPO}", f"/datasets/{REPO}/resolve/main/README.md"
+    assert sorted(asked_ahead(hub, [SourceSpec(REPO)], 2)) == [(listing, None), (card, None)]
+    session = remote_session()
+    assert len(session) > 0
+    assert [path for _, path, _ in hub.requests].count(listing) == 1
+    assert [path for _, path, _ in hub.requests].count(card) == 1
+    hub.reset_counts()
+    assert asked_ahead(hub, [SourceSpec(REPO)], 1) == [(listing, None)]
+    prepare([SourceSpec(REPO)], progressive=True)
+    assert [path for _, path, _ in hub.requests] == [listing]
+
+
+def test_an_hf_path_is_asked_for_at_its_revision_and_other_sources_not_at_all(demo, serve):
+    hub = serve({REPO: demo})
+    specs = [SourceSpec("./not/here.parquet"), SourceSpec(f"hf://datasets/{REPO}@main/data"), SourceSpec("hf://x")]
+    asked = asked_ahead(hub, specs, 2)
+    assert sorted(path for path, _ in asked) == [
+        f"/api/datasets/{REPO}/revision/main",
+        f"/datasets/{REPO}/resolve/main/README.md",
+    ]
+
+
+def test_a_private_repo_asked_for_ahead_is_asked_again_with_the_token(shards, serve, slow_headers):
+    hub = serve({REPO: shards})
+    hub.private[REPO] = "hf_secret"
+    asked_ahead(hub, [SourceSpec(REPO)], 2)  # both refused: no credentials
+    slow_headers.set()
+    session = remote_session()
+    assert len(session) > 0 and session.fetch(0).messages
+    listings = [
+        auth for path, auth in zip([r[1] for r in hub.requests], hub.authorizations) if path.startswith("/api/")
+    ]
+    assert listings == [None, "Bearer hf_secret"]
+
+
+def test_nothing_is_asked_for_ahead_offline(demo, serve, monkeypatch):
+    hub = serve({REPO: demo})
+    monkeypatch.setattr(connections, "offline", lambda: True)
+    assert asked_ahead(hub, [SourceSpec(REPO)], 1) == [] and hub.opened == []
+
+
 def test_no_connection_is_opened_ahead_around_a_proxy(demo, serve, monkeypatch):
     """With a proxy set, requests go through huggingface_hub's client: none of ours go to the hub directly."""
     hub = serve({REPO: demo})

@@ -115,17 +115,19 @@ def test_an_early_open_that_fails_ends_in_one_line(tmp_path):
     assert done.stdout.splitlines()[-1].endswith(" True")  # collecting again once the command ended
 
 
-def test_a_hub_dataset_is_connected_to_before_the_modules_import():
-    """`tracetui org/name`: connections to the hub open first (a far hub's TCP and TLS handshakes go on
-    while pyarrow and the app's modules import), and only for a source that is no local path."""
+def test_a_hub_dataset_is_asked_for_before_the_modules_import():
+    """`tracetui org/name`: the hub is connected to and asked for the dataset's listing first (a far hub's
+    handshakes and round trip go on while pyarrow and the app's modules import), and only for a source
+    that is no local path."""
     script = """
 import sys
-from tracetui.data import connections
-connections.connect_to_hub = lambda: print("CONNECTING", "pyarrow" in sys.modules)
+from tracetui.data import hub_ahead
+hub_ahead.ask_ahead = lambda specs: print("ASKING", [s.source for s in specs], "pyarrow" in sys.modules)
 from tracetui.cli import main
 sys.exit(main(sys.argv[1:]))
 """
     done = subprocess.run(
         [sys.executable, "-c", script, "org/not-on-this-machine"], capture_output=True, text=True, timeout=60
     )
-    assert done.returncode == 2 and done.stdout.splitlines() == ["CONNECTING False"], done.stdout + done.stderr
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout.splitlines() == ["ASKING ['org/not-on-this-machine'] False"], done.stdout + done.stderr

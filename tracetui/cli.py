@@ -173,9 +173,9 @@ def _open(args) -> int:
     worker (nothing converted or kept yet, no --filter to check first) starts opening there too."""
     specs = source_specs(args)
     if any(not Path(spec.source).expanduser().exists() for spec in specs):  # not a local path: a hub dataset
-        from .data.connections import connect_to_hub
+        from .data.hub_ahead import ask_ahead
 
-        connect_to_hub()  # the TCP and TLS handshakes with a far hub go on while the modules below import
+        ask_ahead(specs)  # the hub's handshakes, listing and card go on while the modules below import
     from .commands.selection import filter_args
     from .data.session import all_cached, prepare
     from .data.threads import detached

@@ -13,12 +13,15 @@ import functools
 import http.client
 import importlib
 import os
+import platform
 import ssl
 import threading
 from collections.abc import Mapping
+from concurrent.futures import Future
 from typing import cast
 from urllib.parse import urljoin, urlsplit
 
+from .. import __version__
 from . import hub_hosts
 from .threads import detached
 
@@ -33,6 +36,9 @@ which on a far host costs two round trips more)."""
 HUB_CONNECTIONS = 10
 """Connections opened to the hub ahead of a hub dataset's first requests: the listing and the card, then
 each file's first read (a dataset has a few files; the first reads of more open their own)."""
+
+ANONYMOUS = {"user-agent": f"tracetui/{__version__}; python/{platform.python_version()}"}
+"""The headers of a request sent before huggingface_hub's are built (they import most of it: ~0.15 s)."""
 
 
 def offline() -> bool:
@@ -96,6 +102,8 @@ class Connections:
         """The hosts `warm` has opened connections to."""
         self._redirected: set[tuple[tuple[str, str, int | None], tuple[str, str, int | None]]] = set()
         """(from, to) of the redirects to another host seen: each remembered once (`hub_hosts`)."""
+        self._ahead: dict[str, Future[tuple[int, Mapping[str, str], bytes]]] = {}
+        """Answers asked for ahead of the code that wants them (`ahead`), by URL."""
 
     def get(self, url: str, headers: dict[str, str]) -> bytes:
         """The body of a GET that succeeded; HTTPStatus for any other answer."""
@@ -123,6 +131,20 @@ class Connections:
         if final != url and status < 300:
             self._moved[url] = final
         return status, answered, body
+
+    def ahead(self, url: str, headers: dict[str, str], timeout: float) -> None:
+        """GET `url` now, on a thread of its own, for the code that asks for it later (`taken`): a hub
+        dataset's first requests, sent while the app's modules import. Not around a proxy (`proxied`)."""
+        if proxied():
+            return
+        with self._lock:
+            if url not in self._ahead:
+                self._ahead[url] = detached(lambda: self.answer(url, headers, timeout), "tracetui-ahead")
+
+    def taken(self, url: str) -> Future[tuple[int, Mapping[str, str], bytes]] | None:
+        """The answer to `url` asked for ahead (`ahead`), once: None when it was not."""
+        with self._lock:
+            return self._ahead.pop(url, None)
 
     def _follow(self, url: str, headers: dict[str, str], timeout: float) -> tuple[int, Mapping[str, str], bytes, str]:
         """(status, headers, body, the URL that answered) of a GET, redirects followed; the first redirect

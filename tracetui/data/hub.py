@@ -12,20 +12,18 @@ Imported only when a source is a hub dataset: a local open never loads huggingfa
 from __future__ import annotations
 
 import contextlib
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..paths import cache_dir, write_atomically
+from ..paths import write_atomically
 from .connections import connect_to_hub, offline
 from .errors import SourceError, Unreachable, first_line
-from .hub_reads import file_url, get_file, hub_get
+from .hub_ahead import FAILOVER_SECONDS, card_known, card_url, kept_card, last_commit, listing_url
+from .hub_reads import get_file, hub_get
 from .sources import HubFiles
 from .threads import detached, parallel
 
-FAILOVER_SECONDS = 3.0
-"""The first request of an open: after this long without an answer, the hub counts as unreachable."""
 CHUNK_BYTES = 256 << 10
 """Downloads are written in chunks of this size (huggingface_hub's default, 10 MB, takes seconds on a slow link)."""
 
@@ -54,7 +52,7 @@ class Snapshot:
             return card if card.is_file() else None
         if "README.md" not in self.sizes:
             return None
-        kept = _kept_card(self.repo_id, self.commit)
+        kept = kept_card(self.repo_id, self.commit)
         if kept.is_file():
             return kept
         if self.fetched_card is not None and self.fetched_card[0] == self.commit:
@@ -79,8 +77,7 @@ def locate(repo_id: str, revision: str | None) -> Snapshot:
     """
     quiet()
     if not offline():
-        last = _last_commit(repo_id, revision)
-        known = last.is_file() and _kept_card(repo_id, last.read_text()).is_file()
+        known = card_known(repo_id, revision)
         if not known:  # a first open reads every file next: connections opened while the listing is on its way
             connect_to_hub()
         try:
@@ -94,6 +91,7 @@ def locate(repo_id: str, revision: str | None) -> Snapshot:
                 ) from None
         else:
             with contextlib.suppress(OSError):
+                last = last_commit(repo_id, revision)
                 last.parent.mkdir(parents=True, exist_ok=True)
                 write_atomically(last, commit.encode())
             return Snapshot(repo_id, commit, snapshot_folder(repo_id, commit), sizes, card.result())
@@ -114,17 +112,10 @@ def _listing(repo_id: str, revision: str | None) -> tuple[str, dict[str, int]]:
     Raises SourceError when the hub answers no (unknown, gated or private repo, unknown revision) and
     Unreachable when it does not answer.
     """
-    from urllib.parse import quote
-
     import orjson
-    from huggingface_hub import constants
 
-    # HfApi().dataset_info(files_metadata=True)'s request, without importing hf_api (~45 ms on a first open)
-    url = f"{constants.ENDPOINT}/api/datasets/{repo_id}"
-    if revision is not None:
-        url += f"/revision/{quote(revision, safe='')}"
     try:
-        answer = hub_get(f"{url}?blobs=true", FAILOVER_SECONDS)
+        answer = hub_get(listing_url(repo_id, revision), FAILOVER_SECONDS)
         assert answer is not None  # a missing repo is an error
         info = orjson.loads(answer[1])
         commit, siblings = info.get("sha"), info.get("siblings") or ()
@@ -136,26 +127,11 @@ def _listing(repo_id: str, revision: str | None) -> tuple[str, dict[str, int]]:
     return commit, sizes
 
 
-def _kept_card(repo_id: str, commit: str) -> Path:
-    """Where the card of `repo_id` at `commit` is kept once read."""
-    return cache_dir() / "hub-cards" / f"{_key(repo_id, commit)}.md"
-
-
-def _last_commit(repo_id: str, revision: str | None) -> Path:
-    """Where the commit `revision` named at the last open is kept: when its card is kept too, the next
-    open does not ask for the card again (the commit is still the same, most of the time)."""
-    return cache_dir() / "hub-cards" / f"{_key(repo_id, revision or 'main')}.commit"
-
-
-def _key(*parts: str) -> str:
-    return hashlib.sha256("@".join(parts).encode()).hexdigest()[:24]
-
-
 def _card(repo_id: str, revision: str | None) -> tuple[str, bytes] | None:
     """(commit, text) of the dataset card at `revision`, in one GET; None when there is none or the hub
     does not give it (the listing's request says why)."""
     try:
-        return get_file(file_url(repo_id, "README.md", revision or "main"), FAILOVER_SECONDS)
+        return get_file(card_url(repo_id, revision), FAILOVER_SECONDS)
     except Exception:
         return None
 

@@ -14,22 +14,21 @@ fetched. Imported only when a source is read from the hub.
 from __future__ import annotations
 
 import mmap
-import platform
 import statistics
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import TypeVar
-from urllib.parse import quote
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .. import __version__
-from .connections import CONNECTIONS, READ_TIMEOUT, proxied
+from .connections import ANONYMOUS, CONNECTIONS, READ_TIMEOUT, proxied
 from .errors import SourceError, Unreachable, first_line
+from .hub_ahead import file_url
 from .sources import HubFiles
 from .threads import DaemonPool, detached
 
@@ -84,8 +83,6 @@ HEADERS_FOR = 10.0
 """Seconds the hub headers (token, user agent) are reused: building them reads the token file."""
 _BUILDING: Future[dict[str, str]] | None = None
 _HEADERS_LOCK = threading.Lock()
-ANONYMOUS = {"user-agent": f"tracetui/{__version__}; python/{platform.python_version()}"}
-"""The headers of a first request sent before huggingface_hub's are built (see `hub_get`)."""
 
 
 def _hub_headers() -> dict[str, str]:
@@ -149,19 +146,25 @@ def hub_get(url: str, timeout: float, missing_ok: bool = False) -> tuple[Mapping
     screen). Through huggingface_hub's session when a proxy is set, and for an answer that is an error,
     which it turns into the error that says why (gated, no such repo or revision...).
 
-    While huggingface_hub's headers are still being built, the request goes at once without credentials:
-    a public repo answers it the same, and anything else (a private or gated repo, an error) is asked
-    again with them."""
-    headers = _fresh_headers()
-    if headers is None:
-        building = _headers_built()
-        if not proxied() and not building.done():
-            status, answered, body = CONNECTIONS.answer(url, ANONYMOUS, timeout)
-            if status < 300:
-                return answered, body
-            if status == 404 and missing_ok and answered.get("x-error-code") == "EntryNotFound":
-                return None  # the repo answered: it has no such file (a private repo answers 401)
-        headers = building.result()
+    The answer asked for ahead, if it was (`hub_ahead`), or while huggingface_hub's headers are still
+    being built, a request sent at once: both without credentials. A public repo answers them the same,
+    and anything else (a private or gated repo, an error) is asked again with them."""
+    anonymous = None
+    early = CONNECTIONS.taken(url)
+    if early is not None:
+        try:
+            anonymous = early.result(timeout)
+        except FutureTimeout:
+            raise TimeoutError(f"no answer from the hub in {timeout:.0f} s") from None
+    elif _fresh_headers() is None and not proxied() and not _headers_built().done():
+        anonymous = CONNECTIONS.answer(url, ANONYMOUS, timeout)
+    if anonymous is not None:
+        status, answered, body = anonymous
+        if status < 300:
+            return answered, body
+        if status == 404 and missing_ok and answered.get("x-error-code") == "EntryNotFound":
+            return None  # the repo answered: it has no such file (a private repo answers 401)
+    headers = _hub_headers()
     if not proxied():
         status, answered, body = CONNECTIONS.answer(url, headers, timeout)
         if status < 300:
@@ -182,18 +185,6 @@ def get_file(url: str, timeout: float) -> tuple[str, bytes] | None:
     None when the hub has no such file."""
     answer = hub_get(url, timeout, missing_ok=True)
     return None if answer is None else (answer[0].get("x-repo-commit") or "", answer[1])
-
-
-def file_url(repo_id: str, path: str, revision: str) -> str:
-    """Where the hub serves file `path` of dataset `repo_id` at `revision`: huggingface_hub's `hf_hub_url`,
-    whose module (its downloads) takes ~0.1 s to import."""
-    from huggingface_hub import constants
-
-    return constants.HUGGINGFACE_CO_URL_TEMPLATE.format(
-        repo_id=constants.REPO_TYPES_URL_PREFIXES["dataset"] + repo_id,
-        revision=quote(revision, safe=""),
-        filename=quote(path),
-    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,16 +11,14 @@ huggingface_hub) is imported only here, and only when a source is a hub dataset.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from .cache import find_conversion, kept, remote_kept
 from .dataset import Storage, converted
 from .errors import SourceError, first_line
+from .hub_ahead import hf_path, is_hub_id
 from .layout import file_names, recall, split_files
-from .sources import DATA_SUFFIXES, HubFiles, Progress, ResolvedSource, SourceSpec
-
-_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+from .sources import HubFiles, Progress, ResolvedSource, SourceSpec
 
 
 class HubDataset:
@@ -30,7 +28,7 @@ class HubDataset:
     looks_for = ""
 
     def claims(self, text: str, path: Path) -> bool:
-        return _HUB_ID.match(text) is not None
+        return is_hub_id(text)
 
     def resolve(self, spec: SourceSpec, path: Path) -> ResolvedSource:
         return self._resolve(spec.source.strip(), spec, None)
@@ -113,20 +111,8 @@ class HfPath(HubDataset):
 
     def resolve(self, spec: SourceSpec, path: Path) -> ResolvedSource:
         text = spec.source.strip()
-        rest = text.removeprefix("hf://")
-        if not rest.startswith("datasets/"):
-            raise SourceError(f"{text}: only hf://datasets/... paths are supported")
-        parts = rest.removeprefix("datasets/").split("/")
-        if len(parts) < 2:
-            raise SourceError(f"{text}: expected hf://datasets/<org>/<name>[/<path>]")
-        name, _, revision = parts[1].partition("@")
-        pattern = "/".join(parts[2:]).strip("/")
-        patterns = None
-        if pattern:
-            wildcard = pattern.endswith(DATA_SUFFIXES) or any(c in pattern for c in "*?[")
-            patterns = [pattern if wildcard else f"{pattern}/**"]
-        revised = SourceSpec(text, spec.split, revision or spec.revision, spec.config)
-        return self._resolve(f"{parts[0]}/{name}", revised, patterns)
+        repo_id, revision, patterns = hf_path(text, spec.revision)
+        return self._resolve(repo_id, SourceSpec(text, spec.split, revision, spec.config), patterns)
 
 
 def _files(source: ResolvedSource) -> HubFiles:

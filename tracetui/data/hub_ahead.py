@@ -1,0 +1,127 @@
+"""A hub dataset's first requests, asked from the command line before the app's modules import: its file
+listing (every open needs it, a reopen nothing else before its first screen) and, on a first open, its
+card. A far hub's round trips then go on while pyarrow, numpy and the app import (~0.3-0.5 s), instead of
+after them; `hub` takes the answers (`connections.Connections.taken`).
+
+Also what that needs to know without importing the hub code: which sources name a hub dataset, the URLs
+of its listing and files, and where the card and commit of the last open are kept. Knows nothing of
+parquet or of `datasets`, and imports no network code until it asks (`hub_sources` imports it for every
+source).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from urllib.parse import quote
+
+from ..paths import cache_dir
+from .errors import SourceError
+from .sources import DATA_SUFFIXES, SourceSpec
+
+FAILOVER_SECONDS = 3.0
+"""The first request of an open: after this long without an answer, the hub counts as unreachable."""
+
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+
+
+def is_hub_id(text: str) -> bool:
+    """`org/name` (or `name`): a dataset id, when no local path claims it first."""
+    return _HUB_ID.match(text) is not None
+
+
+def hf_path(text: str, revision: str | None) -> tuple[str, str | None, list[str] | None]:
+    """(repo id, revision, data-files patterns or None) of `hf://datasets/org/name[@revision]/some/path`:
+    the path is a pattern, as in `datasets` (a folder means everything under it); `revision` when the
+    path names none. Raises SourceError for any other hf:// path."""
+    rest = text.removeprefix("hf://")
+    if not rest.startswith("datasets/"):
+        raise SourceError(f"{text}: only hf://datasets/... paths are supported")
+    parts = rest.removeprefix("datasets/").split("/")
+    if len(parts) < 2:
+        raise SourceError(f"{text}: expected hf://datasets/<org>/<name>[/<path>]")
+    name, _, named = parts[1].partition("@")
+    pattern = "/".join(parts[2:]).strip("/")
+    patterns = None
+    if pattern:
+        wildcard = pattern.endswith(DATA_SUFFIXES) or any(c in pattern for c in "*?[")
+        patterns = [pattern if wildcard else f"{pattern}/**"]
+    return f"{parts[0]}/{name}", named or revision, patterns
+
+
+def listing_url(repo_id: str, revision: str | None) -> str:
+    """HfApi().dataset_info(files_metadata=True)'s request, without importing hf_api (~45 ms on a first
+    open): the commit `revision` names and every file's size."""
+    from huggingface_hub import constants
+
+    url = f"{constants.ENDPOINT}/api/datasets/{repo_id}"
+    if revision is not None:
+        url += f"/revision/{quote(revision, safe='')}"
+    return f"{url}?blobs=true"
+
+
+def file_url(repo_id: str, path: str, revision: str) -> str:
+    """Where the hub serves file `path` of dataset `repo_id` at `revision`: huggingface_hub's `hf_hub_url`,
+    whose module (its downloads) takes ~0.1 s to import."""
+    from huggingface_hub import constants
+
+    return constants.HUGGINGFACE_CO_URL_TEMPLATE.format(
+        repo_id=constants.REPO_TYPES_URL_PREFIXES["dataset"] + repo_id,
+        revision=quote(revision, safe=""),
+        filename=quote(path),
+    )
+
+
+def card_url(repo_id: str, revision: str | None) -> str:
+    return file_url(repo_id, "README.md", revision or "main")
+
+
+def kept_card(repo_id: str, commit: str) -> Path:
+    """Where the card of `repo_id` at `commit` is kept once read."""
+    return cache_dir() / "hub-cards" / f"{_key(repo_id, commit)}.md"
+
+
+def last_commit(repo_id: str, revision: str | None) -> Path:
+    """Where the commit `revision` named at the last open is kept: when its card is kept too, the next
+    open does not ask for the card again (the commit is still the same, most of the time)."""
+    return cache_dir() / "hub-cards" / f"{_key(repo_id, revision or 'main')}.commit"
+
+
+def card_known(repo_id: str, revision: str | None) -> bool:
+    """The card of the commit `revision` named last time is kept: a reopen asks only for the listing."""
+    last = last_commit(repo_id, revision)
+    try:
+        return kept_card(repo_id, last.read_text()).is_file()
+    except OSError:
+        return False
+
+
+def _key(*parts: str) -> str:
+    return hashlib.sha256("@".join(parts).encode()).hexdigest()[:24]
+
+
+def ask_ahead(specs: Iterable[SourceSpec]) -> None:
+    """Connect to the hub (`connect_to_hub`) and ask, without credentials (they are not built yet), for
+    the listing of each source that names a hub dataset, and its card on a first open; unless offline.
+    A private repo's answer is a refusal, asked again with the token by the request that takes it."""
+    from .connections import ANONYMOUS, CONNECTIONS, connect_to_hub, offline  # a local open never needs them
+
+    if offline():
+        return
+    connect_to_hub()
+    for spec in specs:
+        text = spec.source.strip()
+        try:
+            if text.startswith("hf://"):
+                repo_id, revision, _ = hf_path(text, spec.revision)
+            elif is_hub_id(text):
+                repo_id, revision = text, spec.revision
+            else:
+                continue
+        except SourceError:  # said when the source is resolved
+            continue
+        CONNECTIONS.ahead(listing_url(repo_id, revision), ANONYMOUS, FAILOVER_SECONDS)
+        if not card_known(repo_id, revision):
+            CONNECTIONS.ahead(card_url(repo_id, revision), ANONYMOUS, FAILOVER_SECONDS)
