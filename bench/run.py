@@ -153,9 +153,9 @@ def measure_remote(data: measure.Data, server: measure.HubServer, n: dict) -> di
 
 def measure_far(data: measure.Data, delays: list[float], n: dict) -> dict:
     """The first screen through a hub that adds each of `delays` seconds to every request: a first open
-    ever ("first"), and one after an open of another dataset from that hub ("seen": the hosts it sent
-    reads to remembered)."""
-    far: dict = {"first": {}, "seen": {}}
+    ever ("first"), one after an open of another dataset from that hub ("seen": the hosts it sent reads
+    to remembered), and a reopen of the same dataset ("reopen": its metadata kept)."""
+    far: dict = {"first": {}, "seen": {}, "reopen": {}}
     for delay in delays:
         with measure.HubServer([data], delay) as server:
             label = f"far hub {delay * 1000:.0f} ms"
@@ -169,6 +169,9 @@ def measure_far(data: measure.Data, delays: list[float], n: dict) -> dict:
                 far["seen"][str(delay)] = [
                     attempt(f"{label}, seen before", measure.remote_first, data, server, hosts)
                     for _ in range(n["remote"])
+                ]
+                far["reopen"][str(delay)] = [
+                    attempt(f"{label}, reopened", measure.remote_reopen, data, server) for _ in range(n["remote"])
                 ]
         log(f"  through a hub {delay * 1000:.0f} ms away: done")
     return far
