@@ -1,7 +1,7 @@
 """A hub dataset's first requests, asked from the command line before the app's modules import: its file
 listing (every open needs it, a reopen nothing else before its first screen) and, on a first open, its
 card. A far hub's round trips then go on while pyarrow, numpy and the app import (~0.3-0.5 s), instead of
-after them; `hub` takes the answers (`connections.Connections.taken`).
+after them; `hub_reads.hub_get` takes the answers (`connections.Connections.taken`).
 
 Also what that needs to know without importing the hub code: which sources name a hub dataset, the URLs
 of its listing and files, and where the card and commit of the last open are kept. Knows nothing of
