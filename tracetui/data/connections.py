@@ -48,14 +48,15 @@ def offline() -> bool:
     return constants.HF_HUB_OFFLINE or os.environ.get("HF_DATASETS_OFFLINE", "").upper() in ("1", "ON", "YES", "TRUE")
 
 
-def connect_to_hub() -> None:
-    """Open HUB_CONNECTIONS to the hub (HF_ENDPOINT), and CDN_CONNECTIONS to each host it sent reads to
-    last time (`hub_hosts`), unless offline: a hub dataset's first requests then find them ready."""
+def connect_to_hub(files: bool = True) -> None:
+    """Open HUB_CONNECTIONS to the hub (HF_ENDPOINT), and with `files` (a first open: every file is read
+    next) CDN_CONNECTIONS to each host it sent reads to last time (`hub_hosts`), unless offline: a hub
+    dataset's first requests then find them ready."""
     from huggingface_hub import constants
 
     if not offline():
         CONNECTIONS.warm(constants.ENDPOINT, HUB_CONNECTIONS)
-        for host in hub_hosts.remembered(constants.ENDPOINT):
+        for host in hub_hosts.remembered(constants.ENDPOINT) if files else ():
             CONNECTIONS.warm(host, CDN_CONNECTIONS)
 
 

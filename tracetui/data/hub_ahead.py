@@ -103,25 +103,31 @@ def _key(*parts: str) -> str:
 
 
 def ask_ahead(specs: Iterable[SourceSpec]) -> None:
-    """Connect to the hub (`connect_to_hub`) and ask, without credentials (they are not built yet), for
-    the listing of each source that names a hub dataset, and its card on a first open; unless offline.
-    A private repo's answer is a refusal, asked again with the token by the request that takes it."""
+    """Connect to the hub (`connect_to_hub`; to its CDN too when a dataset is opened for the first time)
+    and ask, without credentials (they are not built yet), for the listing of each source that names a
+    hub dataset, and its card on a first open; unless offline. A private repo's answer is a refusal,
+    asked again with the token by the request that takes it."""
     from .connections import ANONYMOUS, CONNECTIONS, connect_to_hub, offline  # a local open never needs them
 
-    if offline():
+    datasets = [named for named in map(_hub_dataset, specs) if named is not None]
+    if not datasets or offline():
         return
-    connect_to_hub()
-    for spec in specs:
-        text = spec.source.strip()
-        try:
-            if text.startswith("hf://"):
-                repo_id, revision, _ = hf_path(text, spec.revision)
-            elif is_hub_id(text):
-                repo_id, revision = text, spec.revision
-            else:
-                continue
-        except SourceError:  # said when the source is resolved
-            continue
+    first = [not card_known(repo_id, revision) for repo_id, revision in datasets]
+    connect_to_hub(files=any(first))
+    for (repo_id, revision), unknown in zip(datasets, first):
         CONNECTIONS.ahead(listing_url(repo_id, revision), ANONYMOUS, FAILOVER_SECONDS)
-        if not card_known(repo_id, revision):
+        if unknown:
             CONNECTIONS.ahead(card_url(repo_id, revision), ANONYMOUS, FAILOVER_SECONDS)
+
+
+def _hub_dataset(spec: SourceSpec) -> tuple[str, str | None] | None:
+    """(repo id, revision) of a source that names a hub dataset, else None (a malformed hf:// path is
+    said when the source is resolved)."""
+    text = spec.source.strip()
+    if text.startswith("hf://"):
+        try:
+            repo_id, revision, _ = hf_path(text, spec.revision)
+        except SourceError:
+            return None
+        return repo_id, revision
+    return (text, spec.revision) if is_hub_id(text) else None
