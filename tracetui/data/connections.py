@@ -1,9 +1,10 @@
 """Our own kept-alive HTTP/1.1 connections to the hub and its CDN (`CONNECTIONS`), opened ahead of the
 requests that will want them, and whether the hub may be asked at all (`offline`).
 
-Imported before the app's modules when a source names a hub dataset (`cli`): a far host costs a new
-connection two round trips (TCP, then TLS) before its first request, which are paid while the modules
-import. Knows nothing of parquet (`hub_reads`) or of datasets (`hub`).
+Imported before the app's modules when a source names a hub dataset (`hub_ahead`, from `cli`): a far
+host costs a new connection two round trips (TCP, then TLS) before its first request, which are paid
+while the modules import; the first requests themselves go then too (`ahead`). Knows nothing of parquet
+(`hub_reads`) or of datasets (`hub`).
 """
 
 from __future__ import annotations
@@ -48,15 +49,15 @@ def offline() -> bool:
     return constants.HF_HUB_OFFLINE or os.environ.get("HF_DATASETS_OFFLINE", "").upper() in ("1", "ON", "YES", "TRUE")
 
 
-def connect_to_hub(files: bool = True) -> None:
-    """Open HUB_CONNECTIONS to the hub (HF_ENDPOINT), and with `files` (a first open: every file is read
-    next) CDN_CONNECTIONS to each host it sent reads to last time (`hub_hosts`), unless offline: a hub
-    dataset's first requests then find them ready."""
+def connect_to_hub() -> None:
+    """Open HUB_CONNECTIONS to the hub (HF_ENDPOINT), and CDN_CONNECTIONS to each host it sent reads to
+    last time (`hub_hosts`), unless offline: a hub dataset's first open, which reads every file next,
+    then finds them ready."""
     from huggingface_hub import constants
 
     if not offline():
         CONNECTIONS.warm(constants.ENDPOINT, HUB_CONNECTIONS)
-        for host in hub_hosts.remembered(constants.ENDPOINT) if files else ():
+        for host in hub_hosts.remembered(constants.ENDPOINT):
             CONNECTIONS.warm(host, CDN_CONNECTIONS)
 
 

@@ -103,17 +103,19 @@ def _key(*parts: str) -> str:
 
 
 def ask_ahead(specs: Iterable[SourceSpec]) -> None:
-    """Connect to the hub (`connect_to_hub`; to its CDN too when a dataset is opened for the first time)
-    and ask, without credentials (they are not built yet), for the listing of each source that names a
-    hub dataset, and its card on a first open; unless offline. A private repo's answer is a refusal,
-    asked again with the token by the request that takes it."""
+    """Ask, without credentials (they are not built yet), for the listing of each source that names a
+    hub dataset, and on a first open for its card, with connections to the hub and its CDN opened for
+    the files' reads (`connect_to_hub`); unless offline. A reopen asks for the listing alone before its
+    first screen, on a connection of its own: nothing is opened ahead for it (a TLS handshake each). A
+    private repo's answer is a refusal, asked again with the token by the request that takes it."""
     from .connections import ANONYMOUS, CONNECTIONS, connect_to_hub, offline  # a local open never needs them
 
     datasets = [named for named in map(_hub_dataset, specs) if named is not None]
     if not datasets or offline():
         return
     first = [not card_known(repo_id, revision) for repo_id, revision in datasets]
-    connect_to_hub(files=any(first))
+    if any(first):
+        connect_to_hub()
     for (repo_id, revision), unknown in zip(datasets, first):
         CONNECTIONS.ahead(listing_url(repo_id, revision), ANONYMOUS, FAILOVER_SECONDS)
         if unknown:
