@@ -35,8 +35,9 @@ CDN_CONNECTIONS = 32
 next: about as many as a first screen asks for there at once (a request that finds none free opens one,
 which on a far host costs two round trips more)."""
 HUB_CONNECTIONS = 10
-"""Connections opened to the hub ahead of a hub dataset's first requests: the listing and the card, then
-each file's first read (a dataset has a few files; the first reads of more open their own)."""
+"""Connections opened to the hub ahead of a first open's file reads: each file's first read asks the hub
+(a dataset has a few files; the first reads of more open their own). The listing and the card, asked for
+at the same moment (`ahead`), go on connections of their own."""
 
 ANONYMOUS = {"user-agent": f"tracetui/{__version__}; python/{platform.python_version()}"}
 """The headers of a request sent before huggingface_hub's are built (they import most of it: ~0.15 s)."""
