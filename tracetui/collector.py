@@ -1,10 +1,19 @@
-"""The garbage collector held off from the start of the app to its first frame.
+"""When the garbage collector runs in an interactive app: never before the first frame, in full only
+rarely while the user works, and in full when the user rests.
 
 Importing the app and building its first screen set off ~140 collections (~35 ms here, a tenth of the
 way to the first screen), each scanning objects that all live on. The first frame freezes what lives
 then out of later scans (`gc.freeze`: their pauses were most of the interaction p95) and collects
 again. Only what `held_until_first_frame` turned off is turned back on: a process that had the
 collector off keeps it off.
+
+After the first frame, a full collection scans every long-lived object that is not frozen: with the
+lines a scroll keeps cached, 40-90 ms here, a dropped frame whenever one falls on a key. They are
+frequent because every line Textual draws ends as a cycle (a `Strip` keeps itself in its own caches
+when a crop or a division leaves it whole), so the garbage a scroll leaves is only ever found by a
+full collection. Python starts one every 10 younger collections; `FULL_EVERY` makes it 100, and the
+app collects in full when the user has rested a moment (`collect_at_rest`): that is where the pauses
+go, where nobody waits on them.
 """
 
 from __future__ import annotations
@@ -12,6 +21,13 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+FULL_EVERY = 100
+"""Collections of the middle generation between two automatic full collections, once the app is up
+(Python's default is 10): a bound on the garbage kept while the user never rests."""
+
+REST_SECONDS = 1.0
+"""How long without a key or a mouse event counts as rest."""
 
 _held = False
 
@@ -30,9 +46,22 @@ def held_until_first_frame() -> Iterator[None]:
 
 
 def resume() -> None:
-    """What lives now frozen out of later collections, and collection back on if it was held."""
+    """What lives now frozen out of later collections, full collections made rare (`FULL_EVERY`), and
+    collection back on if it was held."""
     global _held
     gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, FULL_EVERY)
     if _held:
         _held = False
         gc.enable()
+
+
+def collect_at_rest() -> bool:
+    """A full collection, if the collector is on and a younger one has run since the last full one (so
+    something may have been kept since); whether it ran. The app calls it once the user has rested
+    `REST_SECONDS`."""
+    if not gc.isenabled() or gc.get_count()[2] == 0:
+        return False
+    gc.collect()
+    return True

@@ -12,18 +12,22 @@ import asyncio
 import logging
 import signal
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+from rich.console import RenderableType
 from textual import events, on, work
 from textual.app import App
 from textual.command import Provider
 from textual.message import Message
+from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from .. import collector
 from ..data.errors import SourceError, one_line
 from ..data.facets import FilterState
 from ..data.session import Session, open_session
@@ -136,6 +140,7 @@ class TraceApp(App):
         """The config file's `[keymap]`: binding id → keys (the help screen and palette show them)."""
         self._notices = Notices(self)
         self.keys = KeyOrder(self, super().on_event)
+        self._drawn_at = time.monotonic()
 
     def on_unmount(self) -> None:
         logging.getLogger("tracetui").removeHandler(self._notices)
@@ -203,6 +208,18 @@ class TraceApp(App):
         self._heed_signals(True)
         self.user_keymap = apply_user_keymap(self)
         self.call_later(self._first_screen)
+        self.set_interval(collector.REST_SECONDS, self._collect_at_rest)
+
+    def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
+        """Each frame Textual writes: the time of the last one tells when the app is at rest."""
+        self._drawn_at = time.monotonic()
+        super()._display(screen, renderable)
+
+    def _collect_at_rest(self) -> None:
+        """The full garbage collections put off while the app works (`collector`), made once it has
+        drawn nothing for a while: whatever the user does next (a key, a scroll) draws a frame first."""
+        if time.monotonic() - self._drawn_at >= collector.REST_SECONDS:
+            collector.collect_at_rest()
 
     def _first_screen(self) -> None:
         """The triage screen of a session opened before the app ran, else the loading screen. Pushed once
