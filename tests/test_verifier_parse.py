@@ -14,6 +14,8 @@ from tracetui.verifier import Failure, TestCase, VerifierReport, parse_verifier,
 from tracetui.verifier import parse as parse_module
 from tracetui.verifier.parse import _parse
 
+from .garbage import garbage_left_by
+
 FIXTURES = Path(__file__).parent / "fixtures" / "verifier"
 RUNNERS = {"pytest", "jest", "go", "cargo", "gradle", "ctest", "graded", "unknown", "none"}
 STATUSES = {"passed", "failed", "error", "skipped", "xfailed", "xpassed"}
@@ -253,6 +255,14 @@ def test_truncated_before_any_result():
 
 
 # ------------------------------------------------------------------------------ aider polyglot
+
+
+@pytest.mark.parametrize("name", ["tb_pytest_rA.txt", "aider_python.txt", "aider_jest.txt", "aider_go.txt"])
+def test_parsing_leaves_no_garbage(name):
+    """A report is freed by reference counting alone: the parsers keep no hook of the scan that refers back
+    to them (a cycle for each trial a findings index parses, found only by full collections)."""
+    text = load(name)
+    assert garbage_left_by(lambda: parse_verifier(text)) == 0
 
 
 def test_aider_python():

@@ -1,6 +1,8 @@
-"""A small least-recently-used cache for the data layer's in-memory caches (a remote dataset's row groups,
-a job's trial texts). Thread-safe: a worker fills it while the UI thread reads it. (The UI has Textual's
-`LRUCache`; the data layer knows nothing of Textual.)"""
+"""A small least-recently-used cache: the data layer's in-memory caches (a remote dataset's row groups, a
+job's trial texts) and the line views' (their styled texts and drawn lines). Thread-safe: a worker fills it
+while the UI thread reads it. What it drops is freed at once: Textual's `LRUCache` keeps its entries in a
+ring, which each `clear` (a new trial, a re-wrap) left as a reference cycle with every line in it, for a
+full garbage collection to find."""
 
 from __future__ import annotations
 

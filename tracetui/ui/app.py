@@ -32,7 +32,7 @@ from ..data.errors import SourceError, one_line
 from ..data.facets import FilterState
 from ..data.session import Session, open_session
 from ..data.sources import Progress, ResolvedSource
-from . import frame_timer
+from . import frame_timer, strip_cycles
 from .background import WorkerCancelled, detached
 from .format import human_size
 from .key_order import KeyDone, KeyOrder
@@ -130,6 +130,7 @@ class TraceApp(App):
         self, sources: list[ResolvedSource], options: StartOptions | None = None, session: Session | None = None
     ) -> None:
         frame_timer.mend()  # before any screen starts its update timer
+        strip_cycles.mend()
         super().__init__()
         self.sources = sources
         self.options = options or StartOptions()

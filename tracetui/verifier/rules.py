@@ -131,24 +131,28 @@ def scan(lines: list[str], parsers: Sequence[LineParser[Any]]) -> None:
     switched()
     for parser in parsers:
         parser.switched = switched
-    for i, line in enumerate(lines):
-        c = line[:1]
-        steps = by_first.get(c)
-        if steps is None:
-            steps = _steps(by_first, parsers, c)
-        done = -1  # the parser whose rule took the line
-        for k, has, when, pattern, check, on, also in steps:
-            if k == done or (has and has not in line):
-                continue
-            parser = parsers[k]
-            if when is not None and not when(parser):
-                continue
-            if pattern is None:
-                on(parser, i, line)
-            else:
-                m = pattern.match(line)
-                if m is None or (check is not None and not check(m)):
+    try:
+        for i, line in enumerate(lines):
+            c = line[:1]
+            steps = by_first.get(c)
+            if steps is None:
+                steps = _steps(by_first, parsers, c)
+            done = -1  # the parser whose rule took the line
+            for k, has, when, pattern, check, on, also in steps:
+                if k == done or (has and has not in line):
                     continue
-                on(parser, i, m)
-            if not also:
-                done = k
+                parser = parsers[k]
+                if when is not None and not when(parser):
+                    continue
+                if pattern is None:
+                    on(parser, i, line)
+                else:
+                    m = pattern.match(line)
+                    if m is None or (check is not None and not check(m)):
+                        continue
+                    on(parser, i, m)
+                if not also:
+                    done = k
+    finally:
+        for parser in parsers:  # the hook refers to the parsers: kept, it would make each a cycle
+            parser.switched = _nothing

@@ -16,11 +16,11 @@ from typing import TypeVar
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.strip import Strip
 from textual.theme import Theme
 
+from ...data.lru import LRU
 from ...render.block import Block
 from ...render.palette import Palette
 from ...render.wrap import wrap_spans
@@ -33,12 +33,12 @@ K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
 
-def _cached(cache: LRUCache[K, V], key: K, make: Callable[[], V]) -> V:
+def _cached(cache: LRU[K, V], key: K, make: Callable[[], V]) -> V:
     """`cache[key]`, made (and kept) first when the cache does not hold it."""
     value = cache.get(key)
     if value is None:
         value = make()
-        cache.set(key, value)
+        cache.put(key, value)
     return value
 
 
@@ -51,9 +51,9 @@ class BlockView(LineView, can_focus=True):
         self._spans: list[list[tuple[int, int]]] = []
         self._first_line: list[int] = [0]
         self._layout_width = 0
-        self._styled: LRUCache[int, Text] = LRUCache(256)
-        self._lines: LRUCache[tuple[int, int], list[Text]] = LRUCache(256)
-        self._strips: LRUCache[tuple[object, ...], Strip] = LRUCache(2048)
+        self._styled: LRU[int, Text] = LRU(256)
+        self._lines: LRU[tuple[int, int], list[Text]] = LRU(256)
+        self._strips: LRU[tuple[object, ...], Strip] = LRU(2048)
         self.matches: list[tuple[int, int, int]] = []  # (block, start, end)
         self._matches_in: dict[int, list[int]] = {}  # block -> indexes into matches
         self.match_index = -1
