@@ -1,5 +1,5 @@
 """When the garbage collector runs in an interactive app: never before the first frame, in full only
-rarely while the user works, and in full when the user rests.
+rarely while the app draws, and in full once it rests.
 
 Importing the app and building its first screen set off ~140 collections (~35 ms here, a tenth of the
 way to the first screen), each scanning objects that all live on. The first frame freezes what lives
@@ -8,12 +8,11 @@ again. Only what `held_until_first_frame` turned off is turned back on: a proces
 collector off keeps it off.
 
 After the first frame, a full collection scans every long-lived object that is not frozen: with the
-lines a scroll keeps cached, 40-90 ms here, a dropped frame whenever one falls on a key. They are
-frequent because every line Textual draws ends as a cycle (a `Strip` keeps itself in its own caches
-when a crop or a division leaves it whole), so the garbage a scroll leaves is only ever found by a
-full collection. Python starts one every 10 younger collections; `FULL_EVERY` makes it 100, and the
-app collects in full when the user has rested a moment (`collect_at_rest`): that is where the pauses
-go, where nobody waits on them.
+lines a scroll keeps cached, 30-90 ms here, a dropped frame whenever one falls on a key. What the app
+draws leaves no cycles for them to find (`ui.strip_cycles`, `data.lru`), but Python starts one whenever
+the objects that lived on since the last one reach a quarter of those it kept, at most once every 10
+collections of the middle generation. `FULL_EVERY` makes that 100, and the app collects in full when it has drawn
+nothing for a moment (`collect_at_rest`): that is where the pauses go, where nobody waits on them.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ FULL_EVERY = 100
 (Python's default is 10): a bound on the garbage kept while the user never rests."""
 
 REST_SECONDS = 1.0
-"""How long without a key or a mouse event counts as rest."""
+"""How long the app must have drawn nothing (no key, scroll or news shown) to count as at rest."""
 
 _held = False
 
