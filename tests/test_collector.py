@@ -63,7 +63,7 @@ def test_a_process_with_the_collector_off_is_left_alone(collector_state):
     assert ref() is not None
 
 
-async def test_the_app_collects_in_full_when_it_rests_not_while_it_draws(sources, collector_state, monkeypatch):
+async def test_the_app_collects_in_full_once_it_rests_not_while_it_draws(sources, collector_state, monkeypatch):
     monkeypatch.setattr(collector, "REST_SECONDS", 0.5)
     async with opened(sources, (100, 30)) as (pilot, screen):
         gc.set_threshold(700, 10, 10**9)  # no automatic full collection in this test
@@ -73,3 +73,8 @@ async def test_the_app_collects_in_full_when_it_rests_not_while_it_draws(sources
             await pilot.pause(0.02)
         assert ref() is not None
         await until(pilot, lambda: ref() is None, "a full collection at rest", tries=100)
+        later = aged_garbage()  # left while the app rests: one collection a rest, not one a second
+        await pilot.pause(3 * collector.REST_SECONDS)
+        assert later() is not None
+        screen.conversation.refresh()  # the app draws again: the rest after it collects
+        await until(pilot, lambda: later() is None, "a full collection at the next rest", tries=100)

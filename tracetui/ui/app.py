@@ -142,6 +142,8 @@ class TraceApp(App):
         self._notices = Notices(self)
         self.keys = KeyOrder(self, super().on_event)
         self._drawn_at = time.monotonic()
+        self._rested_after: float | None = None
+        """The frame after which the app last collected at rest: once a rest, not every second of it."""
 
     def on_unmount(self) -> None:
         logging.getLogger("tracetui").removeHandler(self._notices)
@@ -217,9 +219,12 @@ class TraceApp(App):
         super()._display(screen, renderable)
 
     def _collect_at_rest(self) -> None:
-        """The full garbage collections put off while the app works (`collector`), made once it has
-        drawn nothing for a while: whatever the user does next (a key, a scroll) draws a frame first."""
-        if time.monotonic() - self._drawn_at >= collector.REST_SECONDS:
+        """The full garbage collection put off while the app works (`collector`), made once it has
+        drawn nothing for a while (whatever the user does next, a key or a scroll, draws a frame first),
+        and not again until it has drawn: what an idle app allocates meanwhile is not worth a scan."""
+        drawn = self._drawn_at
+        if drawn != self._rested_after and time.monotonic() - drawn >= collector.REST_SECONDS:
+            self._rested_after = drawn
             collector.collect_at_rest()
 
     def _first_screen(self) -> None:
