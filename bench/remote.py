@@ -104,9 +104,11 @@ async def read(repo: str, toggle_count: int, switch_count: int) -> dict:
     async with app.run_test(size=SIZE) as pilot:
         out = await first_screen(app, pilot, watcher)
         screen, session = app.screen, app.session
-        await pilot.pause(0.5)  # the verifier index starts streaming from the hub: not part of these figures
-        for worker in list(app.workers):
+        await pilot.pause(0.5)  # the verifier index starts streaming from the hub: not part of these figures,
+        for worker in list(app.workers):  # which begin once it has stopped (its thread, at its next look)
             worker.cancel()
+        while any(worker.is_running for worker in app.workers):
+            await pilot.pause(0.05)
         out["toggle_ms"], _ = await toggles(screen, watcher, toggle_count)
         waiting = [int(t) for t in screen.trial_list.order if not session.ready(int(t))]
         chosen = random.Random(0).sample(waiting, min(switch_count, len(waiting)))

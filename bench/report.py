@@ -170,13 +170,16 @@ def _latency_row(what: str, ms: list[float], limit: float | None) -> Row:
     )
 
 
+def _toggle_limit(rows: int) -> float | None:
+    """The toggle target (p95 ms), judged from 10k rows on: in a 4k dataset a toggle often leaves a list
+    shorter than its pane, which gives its room to the conversation, a layout of the screen by design
+    (`ReadingPanes`), locally and through the hub alike."""
+    return 33 if rows >= 10000 else None
+
+
 def interaction_rows(rows: int, size: dict) -> list[Row]:
     label, r = _label(rows), size["interact"]
-    out = [
-        _latency_row(
-            f"facet toggle → list repainted, p50 / p95, {label}", r["toggle_ms"], 33 if rows >= 10000 else None
-        )
-    ]
+    out = [_latency_row(f"facet toggle → list repainted, p50 / p95, {label}", r["toggle_ms"], _toggle_limit(rows))]
     if r.get("toggle_conversation_ms"):
         what = f"↳ then the trial it moved to painted, p50 / p95, {label}"
         out.append(_latency_row(what, r["toggle_conversation_ms"], 50))
@@ -295,7 +298,7 @@ def hub_rows(rows: int, size: dict) -> list[Row]:
             target="≤ 250 MB",
             met=med([r["list_memory"]["VmHWM"] for r in reads]) <= 250,
         ),
-        _latency_row(f"hub: facet toggle → list repainted, p50 / p95, {label}", toggle, 33),
+        _latency_row(f"hub: facet toggle → list repainted, p50 / p95, {label}", toggle, _toggle_limit(rows)),
         Row(
             f"hub: switch to a trial not fetched yet → painted, p50 / p95, {label} (n={len(switch)})",
             f"{med(switch):.0f} / {pct(switch, 95):.0f} ms",
