@@ -11,8 +11,9 @@ After the first frame, a full collection scans every long-lived object that is n
 lines a scroll keeps cached, 30-90 ms here, a dropped frame whenever one falls on a key. What the app
 draws leaves no cycles for them to find (`ui.strip_cycles`, `data.lru`), but Python starts one whenever
 the objects that lived on since the last one reach a quarter of those it kept, at most once every 10
-collections of the middle generation. `FULL_EVERY` makes that 100, and the app collects in full when it has drawn
-nothing for a moment (`collect_at_rest`): that is where the pauses go, where nobody waits on them.
+collections of the middle generation. `FULL_EVERY` makes that 100, and the app collects in full when it
+has drawn nothing for a moment (`collect_at_rest`): that is where the pauses go, where nobody waits on
+them.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from contextlib import contextmanager
 
 FULL_EVERY = 100
 """Collections of the middle generation between two automatic full collections, once the app is up
-(Python's default is 10): a bound on the garbage kept while the user never rests."""
+(Python's default is 10): a bound on the garbage kept while the app never rests."""
 
 REST_SECONDS = 1.0
 """How long the app must have drawn nothing (no key, scroll or news shown) to count as at rest."""
@@ -58,7 +59,7 @@ def resume() -> None:
 
 def collect_at_rest() -> bool:
     """A full collection, if the collector is on and a younger one has run since the last full one (so
-    something may have been kept since); whether it ran. The app calls it once the user has rested
+    something may have been kept since); whether it ran. The app calls it once it has drawn nothing for
     `REST_SECONDS`."""
     if not gc.isenabled() or gc.get_count()[2] == 0:
         return False
