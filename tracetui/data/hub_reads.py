@@ -34,10 +34,11 @@ from .threads import DaemonPool, detached
 
 T = TypeVar("T")
 
-FOOTER_READ = 32 << 10
-"""The first read of a file's tail; a larger footer costs a second request (a round trip more for that
-file: a 64 KB read cost 0.9% of a 4,000-row dataset's bytes in the row groups' text it brought along).
-Once footers are in, the later files' tails are read at the size they suggest (`TAIL_MARGIN`)."""
+FOOTER_READ = 64 << 10
+"""The first read of a file's tail; a larger footer costs a second request, a round trip more before the
+list on a far hub (32 KB did for the 4,000-row demo's longer footers, 36-57 KB: 5 round trips in a row
+before the list, 4 now). The row groups' text it brings along: 0.6% of that demo's bytes. Once footers
+are in, the later files' tails are read at the size they suggest (`TAIL_MARGIN`)."""
 TAIL_MARGIN = 1.25
 """A later file's tail read: the median footer seen times this (footers of one dataset are alike; a
 longer one costs a second request)."""
@@ -366,7 +367,8 @@ def read_columns(
     made) for each file in order. Up to `ahead` files are read and decoded ahead of the one yielded
     (bounded memory: parsed footers weigh 10x their bytes); a file's column chunks are asked for as soon
     as its footer is in, not after the footers of the files before it (one whose footer takes a second
-    request does not hold back the others: a far hub's round trip)."""
+    request does not hold back the others: a far hub's round trip), nor once the file before it is read
+    (its chunks, a round trip, then its decoding)."""
     files = [hub_file(hub, number) for number in range(len(hub.paths))]
     with DaemonPool(READERS, "tracetui-hub") as pool, DaemonPool(DECODERS, "tracetui-decode") as decoders:
         tails: dict[int, Future[tuple[bytes, bytes]]] = {}
@@ -400,9 +402,9 @@ def read_columns(
             start(number)
         for number in range(len(files)):
             window = range(number, min(number + ahead, len(files)))
-            while number not in done:
+            while number not in done or not done[number].done():  # the footers that come in meanwhile asked on
                 waiting = [tails[later] for later in window if later not in done]
-                wait(waiting, return_when=FIRST_COMPLETED)
+                wait([*waiting, *((done[number],) if number in done else ())], return_when=FIRST_COMPLETED)
                 for later in window:
                     if later not in done and tails[later].done():
                         ask(later)
