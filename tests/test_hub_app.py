@@ -251,3 +251,44 @@ async def test_the_first_trial_is_read_once_and_the_background_work_waits_for_it
         assert seen.get("conversation", 1500) <= seen.get("verifiers", 1500) < 1500, seen
         ranges = [(path, given) for _, path, given in hub.requests if given]
         assert len(ranges) == len(set(ranges))  # nothing asked for twice
+
+
+async def test_a_single_move_reads_its_trial_at_once_and_paging_reads_where_it_stops(tmp_path, monkeypatch):
+    """One move to a trial not read yet fetches it at once; moves in quick succession (paging, a held key)
+    wait a moment before each fetch, so only the trial the cursor stops on is read (and the first one it
+    moved to, fetched at once)."""
+    from tracetui.ui.triage import fetch
+
+    traces = write_traces(tmp_path, 600, shards=1, text=40, episodes=6, row_group=2)
+    monkeypatch.setattr(fetch, "SETTLE_SECONDS", 1.0)  # quick succession on a loaded machine too
+    slept: list[float] = []
+    sleep = time.sleep
+
+    def settling(seconds: float) -> None:
+        if seconds == fetch.SETTLE_SECONDS:
+            slept.append(seconds)
+        sleep(seconds)
+
+    monkeypatch.setattr(time, "sleep", settling)
+    with FakeHub({REPO: traces}) as server:
+        use_hub(monkeypatch, server.url)
+        app = make_app(prepare([SourceSpec(REPO)], progressive=True), StartOptions(download=False))
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await wait_loaded(app, pilot)
+            await until(pilot, lambda: screen.conversation.messages, "the first trial's text")
+            fetched: list[int] = []
+            session_fetch = screen.session.fetch
+            monkeypatch.setattr(screen.session, "fetch", lambda trial: fetched.append(trial) or session_fetch(trial))
+            await pilot.pause(1.1)
+            await pilot.press("j")
+            await until(pilot, lambda: screen.conversation.messages and screen.trial in fetched, "the next trial")
+            assert not slept and fetched == [screen.trial]
+            first = screen.trial
+            await pilot.pause(1.1)
+            await pilot.press("j", "j", "j", "j")
+            await until(
+                pilot, lambda: screen.conversation.messages and screen.trial in fetched, "the trial it stopped on"
+            )
+            await pilot.pause(0.2)
+            assert slept and fetched[1] != first and fetched[-1] == screen.trial
+            assert len(fetched) <= 3  # the one after `first` at once, maybe one the cursor passed, the last
