@@ -72,10 +72,12 @@ async def first_screen(app, pilot, watcher) -> dict:
 
 
 async def switch(screen, watcher, trial: int) -> float:
-    """Move to `trial` (its text not fetched yet) and time it to its conversation painted."""
+    """Move to `trial` (its text not fetched yet), a moment after the move before, and time it to its
+    conversation painted."""
     from tracetui.ui.widgets.conversation import ConversationView
 
     position = int((screen.trial_list.order == trial).nonzero()[0][0])
+    await asyncio.sleep(0.2)  # a reader's pace: a move within SETTLE_SECONDS of the one before pages on, and waits
     began = time.perf_counter()
     screen.trial_list.move_to(position)
     painted = await watcher.next_paint(
