@@ -2,15 +2,17 @@
 
 Why daemon threads: the interpreter joins every other thread at exit (a `ThreadPoolExecutor`'s too), so a
 read stalled on a hub that stopped answering would hold up quitting until its timeouts ran out (and a
-warm-up nobody waits for would delay it). Daemon threads are dropped at exit instead. Work that never waits on the network uses `concurrent.futures`
+warm-up nobody waits for would delay it, and so would a conversion's reading ahead, `streamed`, when the
+user quits mid-conversion). Daemon threads are dropped at exit instead. Work that never waits on the network uses `concurrent.futures`
 (search, the findings workers) or Textual workers (the UI); nothing else calls `threading.Thread`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, as_completed
 from typing import Any, TypeVar
 
@@ -107,6 +109,48 @@ def ahead(work: Callable[[T], R], items: Sequence[T], depth: int) -> Iterator[R]
             if position + depth + 1 < len(items):
                 running.append(pool.submit(work, items[position + depth + 1]))
             yield value
+
+
+def streamed(items: Iterable[T], depth: int, name: str) -> Iterator[T]:
+    """`items`, made on a daemon thread of their own up to `depth` ahead of the one taken (a conversion
+    decodes the next batch while it writes this one). What making them raises is raised here, in order;
+    when the caller stops taking them (an error, a cancel), the thread stops at its next item."""
+    slots: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=max(1, depth))
+    stop = threading.Event()
+
+    def put(slot: tuple[bool, Any]) -> bool:
+        while not stop.is_set():
+            with contextlib.suppress(queue.Full):
+                slots.put(slot, timeout=0.1)
+                return True
+        return False
+
+    def make() -> None:
+        source = iter(items)
+        try:
+            for item in source:
+                if not put((True, item)):
+                    return
+        except BaseException as exc:  # raised where the items are taken
+            put((False, exc))
+        else:
+            put((False, None))
+        finally:
+            close = getattr(source, "close", None)  # a generator's files, closed on the thread that read them
+            if close is not None:
+                close()
+
+    threading.Thread(target=make, name=name, daemon=True).start()
+    try:
+        while True:
+            more, value = slots.get()
+            if not more:
+                if value is not None:
+                    raise value
+                return
+            yield value
+    finally:
+        stop.set()
 
 
 def detached(work: Callable[[], T], name: str) -> Future[T]:
