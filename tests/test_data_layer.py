@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from tracetui.data.errors import SourceError
@@ -291,3 +292,28 @@ def test_memory_freed_on_many_threads_is_given_back():
     give_back()
     assert held - before > 40 and _anonymous_mb() < held - 40
     assert len(survivors) == 8 * 1250
+
+
+def test_small_row_groups_convert_to_few_batches_and_large_ones_split(tmp_path, monkeypatch):
+    """Row groups of a few rows are read as runs (a batch costs its measuring whatever its size), a row
+    group larger than a batch is split; either way every trial reads as from one row group."""
+    from tracetui.data import convert
+
+    rows = [row for t in range(8) for row in trial_rows("task-a", f"t{t}", 4, "pass", verifier=f"log {t}")]
+    table = pa.Table.from_pylist(rows)
+    for name, size in (("small", 3), ("whole", len(rows))):
+        (tmp_path / name).mkdir()
+        pq.write_table(table, tmp_path / name / "data.parquet", row_group_size=size)
+
+    def opened(name: str):
+        session = open_session(prepare([SourceSpec(str(tmp_path / name / "data.parquet"))]))
+        batches = session.datasets[0]._reader.num_record_batches
+        return batches, [(session.history(t).messages, session.verifier_output(t)) for t in range(len(session))]
+
+    small, whole = opened("small"), opened("whole")
+    assert small[0] == whole[0] == 1 and small[1] == whole[1] and len(small[1]) == 8
+    monkeypatch.setattr(convert, "BATCH_BYTES", 1)  # each row over the bound: a batch each
+    (tmp_path / "cache").mkdir()
+    monkeypatch.setenv("TRACETUI_CACHE_DIR", str(tmp_path / "cache"))
+    split = opened("whole")
+    assert split[0] == len(rows) and split[1] == whole[1]

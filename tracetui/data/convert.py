@@ -106,13 +106,14 @@ def convert(files: tuple[Path, ...], out_dir: Path, progress: Progress | None = 
     notes: list[str] = []
     rows = 0
 
-    def read() -> Iterator[tuple[int, float, pa.RecordBatch, pa.RecordBatch]]:
+    def read() -> Iterator[tuple[int, float, pa.RecordBatch]]:
         for file_index, file in enumerate(files):
             for fraction, batch in _read_file(file, notes):
-                yield file_index, fraction, batch, data_batch(batch)
+                yield file_index, fraction, batch
 
     with pa.OSFile(str(out_dir / "data.arrow"), "wb") as sink, pa.ipc.new_file(sink, DATA_SCHEMA) as writer:
-        for file_index, fraction, batch, data in streamed(read(), READ_AHEAD, "tracetui-convert"):
+        for file_index, fraction, batch in streamed(read(), READ_AHEAD, "tracetui-convert"):
+            data = data_batch(batch)
             writer.write_batch(data)
             meta_batches.append(meta_batch(batch, {**text_sizes(data), **prefixes(data)}, file_index))
             batch_starts.append(rows)
@@ -180,17 +181,27 @@ def _read_file(file: Path, notes: list[str]) -> Iterator[tuple[float, pa.RecordB
 
 
 def _read_parquet(file: Path) -> Iterator[tuple[float, pa.RecordBatch]]:
+    """A file's rows in batches of up to BATCH_BYTES: a large row group split, runs of small ones read
+    as one (each batch costs ~2 ms to measure and describe whatever its size, and a 400,000-row dataset
+    written in row groups of ~95 rows made 4,240 of them)."""
     parquet = pq.ParquetFile(file)
     names = parquet.schema_arrow.names
     wanted = [n for n in (*META_COLUMNS, "verifier_output") if n in names]
     wanted.append(next(n for n in CONVERSATION_COLUMNS if n in names))
-    groups = parquet.metadata.num_row_groups
-    for group in range(groups):
-        rg = parquet.metadata.row_group(group)
-        row_bytes = rg.total_byte_size / max(rg.num_rows, 1)
+    groups = [parquet.metadata.row_group(group) for group in range(parquet.metadata.num_row_groups)]
+    runs: list[list[int]] = []
+    run_bytes = 0
+    for group, rg in enumerate(groups):
+        if not runs or run_bytes + rg.total_byte_size > BATCH_BYTES:
+            runs.append([])
+            run_bytes = 0
+        runs[-1].append(group)
+        run_bytes += rg.total_byte_size
+    for run in runs:
+        row_bytes = sum(groups[g].total_byte_size for g in run) / max(sum(groups[g].num_rows for g in run), 1)
         batch_size = int(max(1, min(4096, BATCH_BYTES // max(row_bytes, 1))))
-        for batch in parquet.iter_batches(batch_size=batch_size, row_groups=[group], columns=wanted):
-            yield (group + 1) / groups, batch
+        for batch in parquet.iter_batches(batch_size=batch_size, row_groups=run, columns=wanted):
+            yield (run[-1] + 1) / len(groups), batch
 
 
 def _split_batch(batch: pa.RecordBatch) -> Iterator[pa.RecordBatch]:
