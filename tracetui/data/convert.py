@@ -49,8 +49,8 @@ SHAREGPT_ROLES = {"human": "user", "gpt": "assistant", "system": "system", "tool
 BATCH_BYTES = 64 << 20
 """Upper bound of text per converted batch: bounds the memory of conversion and of one batch read."""
 READ_AHEAD = 1
-"""Batches read and normalized on a thread of their own ahead of the one being written and measured:
-parquet's decoding (without the GIL) goes on beside the rest, 40% of a 400,000-row conversion."""
+"""Batches read from their files on a thread of their own ahead of the one being normalized, measured and
+written: parquet's decoding (without the GIL) goes on beside the rest, 40% of a 400,000-row conversion."""
 
 _SUB_AGENT_FILE = re.compile(r"\.(summarization-\d+-(?:summary|questions|answers))\.")
 EPISODE_NUMBER = r"^(?:\D*[A-Za-z_][-_ ]?|\s*)(?P<n>\d{1,9})\s*$"

@@ -3,8 +3,9 @@
 Why daemon threads: the interpreter joins every other thread at exit (a `ThreadPoolExecutor`'s too), so a
 read stalled on a hub that stopped answering would hold up quitting until its timeouts ran out (and a
 warm-up nobody waits for would delay it, and so would a conversion's reading ahead, `streamed`, when the
-user quits mid-conversion). Daemon threads are dropped at exit instead. Work that never waits on the network uses `concurrent.futures`
-(search, the findings workers) or Textual workers (the UI); nothing else calls `threading.Thread`.
+user quits mid-conversion). Daemon threads are dropped at exit instead. Work that never waits on the
+network uses `concurrent.futures` (search, the findings workers) or Textual workers (the UI); nothing else
+calls `threading.Thread`.
 """
 
 from __future__ import annotations
