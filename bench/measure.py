@@ -214,7 +214,7 @@ def _remote(data: Data, server: HubServer, mode: str, *args: str, hosts: str | N
         result["hub_hosts"] = remembered.read_text() if remembered.exists() else None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    for key in ("list_at", "conversation_at", "local_at"):
+    for key in ("list_at", "conversation_at", "whole_at", "local_at"):
         if key in result:
             result[key.replace("_at", "_seconds")] = result.pop(key) - began
     return result

@@ -12,6 +12,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from .hub_server import FakeHub, use_hub
+
 GOLDEN = Path(__file__).parent / "fixtures" / "harbor-golden"
 
 
@@ -145,3 +147,19 @@ def sources(demo_dir):
     from .ui_helpers import demo_sources
 
     return demo_sources(demo_dir)
+
+
+@pytest.fixture
+def serve(monkeypatch):
+    """serve({repo: folder}) starts a FakeHub and points huggingface_hub at it."""
+    hubs: list[FakeHub] = []
+
+    def start(repos: dict, **options) -> FakeHub:
+        hub = FakeHub(repos, **options).start()
+        hubs.append(hub)
+        use_hub(monkeypatch, hub.url)
+        return hub
+
+    yield start
+    for hub in hubs:
+        hub.__exit__(None, None, None)

@@ -43,22 +43,6 @@ def demo(tmp_path_factory):
     return write_demo(tmp_path_factory.mktemp("demo"), rows=1200, seed=0)
 
 
-@pytest.fixture
-def serve(monkeypatch):
-    """serve({repo: folder}) starts a FakeHub and points huggingface_hub at it."""
-    hubs: list[FakeHub] = []
-
-    def start(repos: dict, **options) -> FakeHub:
-        hub = FakeHub(repos, **options).start()
-        hubs.append(hub)
-        use_hub(monkeypatch, hub.url)
-        return hub
-
-    yield start
-    for hub in hubs:
-        hub.__exit__(None, None, None)
-
-
 def data_bytes(hub: FakeHub, repo: str) -> int:
     return sum(p.stat().st_size for name, p in hub.repos[repo].files.items() if name.endswith(".parquet"))
 
@@ -702,15 +686,15 @@ def test_the_footers_read_are_freed_once_let_go(shards, serve):
     import gc
     import weakref
 
+    from tracetui.data.hub_metadata import layout_of
     from tracetui.data.hub_reads import leaves_of, read_columns
-    from tracetui.data.remote import _layout
 
     serve({REPO: shards})
     hub_files = prepare([SourceSpec(REPO)], progressive=True)[0].hub_files
     assert hub_files is not None
 
     def columns(number, footer):
-        layout = _layout(footer, hub_files.paths[number])
+        layout = layout_of(footer, hub_files.paths[number])
         leaves_of(footer, [layout.conversation])
         return (*layout.meta, layout.role)
 

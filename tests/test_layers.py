@@ -150,7 +150,12 @@ def test_the_sqlite_store_imports_only_the_standard_library(module):
 
 HUB = frozenset({"tracetui.data.hub", "tracetui.data.hub_reads"})
 """huggingface_hub and HTTP range reads: the network."""
-HUB_KIND = HUB | {"tracetui.data.hub_sources", "tracetui.data.remote", "tracetui.data.download"}
+HUB_KIND = HUB | {
+    "tracetui.data.hub_sources",
+    "tracetui.data.hub_metadata",
+    "tracetui.data.remote",
+    "tracetui.data.download",
+}
 """The hub kind of source: resolving a hub id, reading a dataset remotely, downloading it."""
 
 

@@ -140,7 +140,7 @@ from tracetui.data.session import open_session, prepare
 from tracetui.data.sources import SourceSpec
 session = open_session(prepare([SourceSpec(sys.argv[1])]))
 assert len(session) > 0
-heavy = ("datasets", "pandas", "huggingface_hub", "fsspec", "tracetui.data.remote", "tracetui.data.hub", "tracetui.data.convert")
+heavy = ("datasets", "pandas", "huggingface_hub", "fsspec", "tracetui.data.remote", "tracetui.data.hub_metadata", "tracetui.data.hub", "tracetui.data.convert")
 print(" ".join(sorted(name for name in heavy if name in sys.modules)))
 """
 

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import tracemalloc
 from dataclasses import fields
-from types import SimpleNamespace
-from typing import cast
 
 import numpy as np
 import pyarrow as pa
 
-from tracetui.data.dataset import Storage
 from tracetui.data.session import open_session, prepare
 from tracetui.data.sources import SourceSpec
 from tracetui.data.trial_groups import VERSION
@@ -26,7 +23,7 @@ def test_a_second_open_reads_the_grouping_back_unchanged():
     assert (folder / f"trials-v{VERSION}.npz").is_file()
     assert not [path for path in folder.iterdir() if path.name.endswith(".tmp")]  # written whole, renamed
     again = open_session(sources).trials
-    fresh = group_rows(first.datasets[0])
+    fresh = group_rows(first.datasets[0].meta)
     for field in fields(type(fresh)):
         a, b = getattr(fresh, field.name), getattr(again, field.name)
         if field.name == "codes":
@@ -72,7 +69,7 @@ def test_grouping_lets_each_phases_per_row_arrays_go_before_the_next_phase():
     meta = _metadata(rows)
     tracemalloc.start()
     try:
-        trials = group_rows(cast(Storage, SimpleNamespace(meta=meta)))
+        trials = group_rows(meta)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

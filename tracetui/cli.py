@@ -144,7 +144,7 @@ class EarlyOpen:
         self._lock = threading.Lock()
         self._last: tuple[float, str] | None = None
         self._progress: Callable[[float, str], None] | None = None
-        self._session = detached(lambda: open_session(sources, self._report, cache_size), "tracetui-open")
+        self._session = detached(lambda: open_session(sources, self._report, cache_size, partial=True), "tracetui-open")
 
     def _report(self, fraction: float, message: str) -> None:
         with self._lock:

@@ -37,8 +37,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -227,21 +226,62 @@ def put_aside(folder: Path) -> None:
     remove(aside)
 
 
-@contextmanager
-def work_folder(prefix: str) -> Iterator[Path]:
-    """A new folder in the cache to write into, locked while this runs (a process that dies leaves it
-    unlocked, for `sweep`), and removed afterwards unless it was renamed into place."""
-    root = cache_dir()
-    root.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=root))
-    descriptor = os.open(work, os.O_RDONLY)
-    try:
+class WorkFolder:
+    """A new folder in the cache to write into, locked while it is written (a process that dies leaves it
+    unlocked, for `sweep`): sealed and renamed into place by `finish`, else removed by `abandon`. Made and
+    finished on different threads when a dataset is read from the hub while its metadata still comes in."""
+
+    def __init__(self, kind: str) -> None:
+        root = cache_dir()
+        root.mkdir(parents=True, exist_ok=True)
+        prefix = ".converting-" if kind == "conversion" else ".remote-"
+        self.kind = kind
+        self.path = Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=root))
+        self._descriptor: int | None = os.open(self.path, os.O_RDONLY)
         if fcntl is not None:
-            fcntl.flock(descriptor, fcntl.LOCK_EX)
-        yield work
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-        os.close(descriptor)
+            fcntl.flock(self._descriptor, fcntl.LOCK_EX)
+
+    def finish(
+        self, target: Path, source: str, origin: tuple[str, ...], names: list[str], cache_size: int | None
+    ) -> None:
+        """Seal the files `names`, rename the folder to `target` and hold it there; then the older folders
+        of its origin go and the cache is kept under its bound (`settle`). Raises SourceError when the
+        cache cannot be written."""
+        try:
+            seal(self.path, source, origin, self.kind, names)
+            try:
+                os.rename(self.path, target)
+            except OSError:
+                if not (target / NAME).is_file():  # not a race lost to another process: a real failure
+                    raise
+        except OSError as exc:
+            raise unwritable(exc) from None
+        self._unlock()
+        hold(target)
+        settle(target, cache_size)
+
+    def abandon(self) -> None:
+        """Remove the folder unless `finish` renamed it into place."""
+        if self._descriptor is not None:
+            shutil.rmtree(self.path, ignore_errors=True)
+            self._unlock()
+
+    def _unlock(self) -> None:
+        if self._descriptor is not None:
+            os.close(self._descriptor)
+            self._descriptor = None
+
+
+def kept(target: Path, source: str) -> bool:
+    """Whether `target` is a complete, undamaged folder, now held for this process; a damaged one is put
+    aside, with one line."""
+    if sound(target) is not None and hold(target):
+        touch(target)
+        return True
+    if target.exists():
+        report_damage(target, source)
+        put_aside(target)
+    return False
 
 
 def kept_or_made(
@@ -257,26 +297,27 @@ def kept_or_made(
     the names of the files to seal, then the manifest is written, the folder renamed into place and the
     cache settled (`settle`). `source`, `origin` and `kind` go into the manifest. Raises SourceError
     when the cache cannot be written."""
-    if sound(target) is not None and hold(target):
-        touch(target)
+    if kept(target, source):
         return
-    if target.exists():
-        report_damage(target, source)
-        put_aside(target)
     try:
-        with work_folder(".converting-" if kind == "conversion" else ".remote-") as work:
-            seal(work, source, origin, kind, write(work))
-            try:
-                os.rename(work, target)
-            except OSError:
-                if not (target / NAME).is_file():  # not a race lost to another process: a real failure
-                    raise
+        work = WorkFolder(kind)
     except OSError as exc:
-        raise SourceError(
-            f"cannot write the cache at {cache_dir()} ({exc.strerror or exc}): free some space, or set TRACETUI_CACHE_DIR"
-        ) from None
-    hold(target)
-    settle(target, cache_size)
+        raise unwritable(exc) from None
+    try:
+        names = write(work.path)
+    except OSError as exc:
+        raise unwritable(exc) from None
+    else:
+        work.finish(target, source, origin, names, cache_size)
+    finally:
+        work.abandon()
+
+
+def unwritable(exc: OSError) -> SourceError:
+    """The one line said when the cache cannot be written."""
+    return SourceError(
+        f"cannot write the cache at {cache_dir()} ({exc.strerror or exc}): free some space, or set TRACETUI_CACHE_DIR"
+    )
 
 
 def report_damage(folder: Path, name: str | None = None, what: str = "") -> None:

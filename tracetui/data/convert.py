@@ -135,14 +135,21 @@ def _names(files: tuple[Path, ...]) -> str:
 
 
 def write_meta(path: Path, batches: list[pa.RecordBatch], manifest: dict[str, Any]) -> None:
-    """The metadata file: every row's short columns, with `manifest` in the schema (each batch's own
-    dictionaries unified: codes in order of first appearance, as one encoding of the whole would give).
+    """The metadata file: `meta_table(batches, manifest)` (which takes the batches over)."""
+    meta = meta_table(batches, manifest)
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, meta.schema) as writer:
+        writer.write_table(meta)
 
-    Takes the batches over (the list is emptied) and makes the file's table a column at a time, each
-    column's batches dropped once it is made: the whole was held three times at once (the batches,
-    their unified codes, the table): ~30 MB more at the end of a 400,000-row hub dataset's metadata read.
-    What a column's batches freed goes back at once: pyarrow's pool keeps it, and cannot reuse a few
-    thousand small pieces for the next column's one large one (~40 MB more at that moment)."""
+
+def meta_table(batches: list[pa.RecordBatch], manifest: dict[str, Any]) -> pa.Table:
+    """Every row's short columns, with `manifest` in the schema (each batch's own dictionaries unified:
+    codes in order of first appearance, as one encoding of the whole would give).
+
+    Takes the batches over (the list is emptied) and makes the table a column at a time, each column's
+    batches dropped once it is made: the whole was held three times at once (the batches, their unified
+    codes, the table): ~30 MB more at the end of a 400,000-row hub dataset's metadata read. What a
+    column's batches freed goes back at once: pyarrow's pool keeps it, and cannot reuse a few thousand
+    small pieces for the next column's one large one (~40 MB more at that moment)."""
     pieces = pa.Table.from_batches(batches)
     batches.clear()
     columns = {}
@@ -150,9 +157,7 @@ def write_meta(path: Path, batches: list[pa.RecordBatch], manifest: dict[str, An
         columns[name] = pieces.select([name]).unify_dictionaries().column(0).combine_chunks()
         pieces = pieces.drop_columns([name])
         pa.default_memory_pool().release_unused()
-    meta = pa.table(columns).replace_schema_metadata({b"tracetui": json.dumps(manifest).encode()})
-    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, meta.schema) as writer:
-        writer.write_table(meta)
+    return pa.table(columns).replace_schema_metadata({b"tracetui": json.dumps(manifest).encode()})
 
 
 def data_batch(batch: pa.RecordBatch) -> pa.RecordBatch:

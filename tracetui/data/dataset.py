@@ -27,6 +27,7 @@ from .utf8 import python_values
 
 if TYPE_CHECKING:
     from ..trace.model import StepMetrics
+    from .trial_ids import Regrown
     from .trials import Trials
 
 
@@ -92,6 +93,22 @@ class Storage:
     ) -> None:
         """Have the verifier logs of `rows` at hand before reading them one by one (a remote dataset
         streams its verifier column once; raises InterruptedError when `cancelled()`)."""
+
+    def growing(self) -> tuple[int, int] | None:
+        """(files read, files in all) while its metadata still comes in (a hub dataset opened on its first
+        files), else None."""
+        return None
+
+    def ripe(self) -> bool:
+        """Off the UI thread: whether the metadata that came in since is ready for `grow`."""
+        return False
+
+    def grow(self) -> list[int] | Regrown:
+        """On the thread that reads the session: take the metadata made ready by `ripe` (for `Session.apply`)."""
+        return []
+
+    def complete(self) -> None:
+        """Wait for the rest of its metadata and take it (see `growing`)."""
 
     def discard(self) -> None:
         """Forget what only this reading needed (a remote dataset's cache, once the local copy replaces it)."""

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -30,34 +30,31 @@ import pyarrow.parquet as pq
 
 from ..paths import write_atomically
 from .cache import read_kept
-from .cache_folders import kept_or_made, release, remove
+from .cache_folders import WorkFolder, kept, release, remove, unwritable
 from .compute import pc
-from .convert import CONVERSATION_COLUMNS, META_COLUMNS, data_batch, meta_batch, write_meta
+from .convert import data_batch
 from .dataset import NotFetched, Piece, Storage
 from .errors import SourceError, Unreachable
 from .group_cache import GroupCache, write_table
-from .heap import give_back
-from .hub_reads import described, read_columns, read_row_group
+from .hub_metadata import PARTIAL_AFTER, Layout, MetadataReading, NotRemote, Snapshot, one_batch
+from .hub_reads import read_row_group
 from .lru import LRU
 from .sources import HubFiles, Progress, ResolvedSource
 from .threads import ahead, parallel
+from .trial_ids import Regrown, moved_trials
+from .trials import Trials, group_rows
 from .utf8 import valid_utf8
+
+__all__ = ["NotRemote", "RemoteDataset"]
 
 LOADED = 64
 """Row groups kept mapped at once per dataset (the ones used last)."""
-FILES_AHEAD = 64
-"""Files whose short columns are fetched and decoded ahead of the one being gathered."""
-TRIM_EVERY = 32
-"""Files read between two `give_back`s while the metadata is read (each costs a few ms)."""
-REPORT_EVERY = 0.1
-"""Seconds between progress reports while the metadata is read (each is a message to the app, which shows
-them at its own pace, or a line on the terminal)."""
 READ_AHEAD = 3
 """Row groups a streamed scan fetches ahead of the one being searched."""
-
-
-class NotRemote(Exception):
-    """The files cannot be read remotely (no list-of-messages conversation column): download them."""
+GROW_BY = 2.0
+"""A list that grows while the metadata comes in takes the new rows once they are this many times the rows
+it shows, and when the last file is in: each time, the trials are grouped again and the facets counted."""
+log = logging.getLogger("tracetui")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,32 +67,40 @@ class Group:
     rows: int
 
 
-@dataclass(frozen=True, slots=True)
-class Layout:
-    """The column names that matter in the source files."""
+@dataclass(slots=True)
+class Growth:
+    """A dataset opened on the first files of its metadata: the reading that goes on in `work`, renamed to
+    `target` once every file is in; `pending` is what the list takes next (`RemoteDataset.grow`)."""
 
-    conversation: str  # the conversation column
-    role: str  # its role (or sharegpt `from`) leaf, e.g. conversations.list.element.role
-    content: str  # its content (or `value`) leaf
-    verifier: bool  # whether there is a verifier_output column
-    meta: tuple[str, ...]  # the short columns present
+    reading: MetadataReading
+    work: WorkFolder
+    target: Path
+    limit: int | None
+    pending: tuple[Snapshot, Trials] | None = None
+    failed: str | None = None
 
 
 class RemoteDataset(Storage):
     local = False
 
-    def __init__(self, source: ResolvedSource, hub_files: HubFiles, folder: Path, cache: GroupCache) -> None:
+    def __init__(
+        self,
+        source: ResolvedSource,
+        hub_files: HubFiles,
+        folder: Path,
+        cache: GroupCache,
+        growth: tuple[Growth, Snapshot] | None = None,
+    ) -> None:
         self.source = source
         self.hub_files = hub_files
         self.folder = folder
         self.cache = cache
-        self.meta = pa.ipc.open_file(pa.memory_map(str(folder / "meta.arrow"))).read_all()
-        manifest = json.loads(self.meta.schema.metadata[b"tracetui"])
-        self.num_rows = manifest["rows"]
         self.files = [str(file) for file in source.files]  # where the download puts them
-        self.groups = [Group(*g) for g in manifest["groups"]]
-        self.layout = Layout(**{**manifest["layout"], "meta": tuple(manifest["layout"]["meta"])})
-        self._starts = np.asarray([g.start for g in self.groups], dtype=np.int64)
+        self._growth = growth[0] if growth is not None else None
+        self._trials: Trials | None = None  # the grouping, while and once the list grows
+        self._use(growth[1].meta if growth is not None else _mapped_meta(folder))
+        if growth is not None:
+            self._trials = group_rows(self.meta)
         self._footers: dict[int, pq.FileMetaData] = {}
         self._loaded: LRU[int, pa.RecordBatch] = LRU(LOADED)  # the UI thread maps cached row groups too
         self._logs: tuple[np.ndarray, pa.Array] | None = None  # (rows, their verifier logs), see keep_verifier_logs
@@ -103,26 +108,132 @@ class RemoteDataset(Storage):
         self._locks = threading.Lock()  # `_fetching` changes
         self._keeper = ThreadPoolExecutor(1, "tracetui-keep")  # fetched row groups to disk, in order
 
+    def _use(self, meta: pa.Table) -> None:
+        """The rows of `meta` (the manifest in its schema: the row groups, the layout) are the dataset's."""
+        manifest = json.loads(meta.schema.metadata[b"tracetui"])
+        self.meta = meta
+        self.num_rows = manifest["rows"]
+        self.groups = [Group(*g) for g in manifest["groups"]]
+        self.layout = Layout(**{**manifest["layout"], "meta": tuple(manifest["layout"]["meta"])})
+        self._starts = np.asarray([g.start for g in self.groups], dtype=np.int64)
+
     @classmethod
     def open(
         cls, source: ResolvedSource, hub: HubFiles, folder: Path, limit: int | None, progress: Progress | None = None
     ) -> RemoteDataset:
         """Open `source` (its `hub` files) remotely from `folder`, reading its metadata over HTTP into it
-        unless a previous open kept it; `limit` bounds the cache (see `cache_folders`).
+        unless a previous open kept it; `limit` bounds the cache (see `cache_folders`). When the metadata
+        takes longer than PARTIAL_AFTER, the dataset opens on the files read so far and goes on reading
+        the others (`growing`; `complete` waits for them).
 
         Raises NotRemote when its files cannot be read remotely, SourceError when the hub stops answering.
         """
+        if kept(folder, source.dataset_id):
+            return cls(source, hub, folder, GroupCache(limit))
+        try:
+            work = WorkFolder("remote")
+        except OSError as exc:
+            raise unwritable(exc) from None
+        reading = MetadataReading(hub, work.path, progress)
+        try:
+            if reading.wait(PARTIAL_AFTER):
+                work.finish(folder, source.dataset_id, source.origin, reading.names(), limit)
+                return cls(source, hub, folder, GroupCache(limit))
+            growth = Growth(reading, work, folder, limit)
+            return cls(source, hub, work.path, GroupCache(limit), (growth, reading.snapshot()))
+        except BaseException as exc:
+            reading.stop()
+            work.abandon()
+            if isinstance(exc, Unreachable):
+                raise _stopped_answering(source, exc) from None
+            raise
 
-        def read(work: Path) -> list[str]:
-            try:
-                return _read_metadata(hub, work, progress)
-            except Unreachable as exc:
-                raise SourceError(
-                    f"{source.dataset_id}: the hub stopped answering while reading the metadata ({exc})"
-                ) from None
+    # --- a list that grows while the metadata comes in ---------------------------------------------
+    def growing(self) -> tuple[int, int] | None:
+        growth = self._growth
+        return None if growth is None else (growth.reading.files, growth.reading.total)
 
-        kept_or_made(folder, source.dataset_id, source.origin, "remote", read, limit)
-        return cls(source, hub, folder, GroupCache(limit))
+    def ripe(self) -> bool:
+        """Off the UI thread: whether the list should take what came in since (the rows grew by GROW_BY,
+        every file is in, or the reading failed), made ready for `grow` if so."""
+        growth = self._growth
+        if growth is None or growth.pending is not None or growth.failed is not None:
+            return growth is not None
+        reading = growth.reading
+        if not reading.done and reading.rows < GROW_BY * self.num_rows:
+            return False
+        try:
+            snapshot = reading.snapshot()
+        except (SourceError, Unreachable, NotRemote) as exc:
+            growth.failed = str(exc)
+            return True
+        growth.pending = (snapshot, group_rows(snapshot.meta))
+        return True
+
+    def complete(self) -> None:
+        """Wait for the rest of the metadata and take it (before a session is made of this dataset).
+        Raises SourceError when the hub stops answering meanwhile."""
+        growth = self._growth
+        if growth is None:
+            return
+        try:
+            growth.reading.wait()
+        except Unreachable as exc:
+            raise _stopped_answering(self.source, exc) from None
+        except NotRemote as exc:
+            raise SourceError(str(exc)) from None
+        self.ripe()
+        self.grow()
+        self.kept()
+
+    def grow(self) -> Regrown:
+        """On the thread that reads the session: take what `ripe` made ready. The trials keep their ids
+        (`Regrown`: where each one went, which changed); once every file is in, the folder is sealed and
+        renamed into place and the metadata mapped from it, on the keeper thread (`kept` waits for it)."""
+        growth = self._growth
+        count = len(self.group().episodes)
+        unchanged = Regrown(np.arange(count), np.zeros(0, np.int64), count)
+        if growth is None:
+            return unchanged
+        if growth.failed is not None:
+            self._growth = None
+            growth.reading.stop()
+            log.warning("%s: the list stays as it is: %s", self.source.dataset_id, growth.failed)
+            return unchanged
+        if growth.pending is None:
+            return unchanged
+        (snapshot, trials), growth.pending = growth.pending, None
+        regrown = moved_trials(self.group(), trials)
+        if regrown is None:
+            log.warning(
+                "%s: its trials group differently with every file in: restart tracetui to see them all",
+                self.source.dataset_id,
+            )
+        else:
+            self._use(snapshot.meta)
+            self._trials = trials
+        if snapshot.done:  # settled on the keeper thread, after the row groups being stored (`kept` waits)
+            self._growth = None
+            self._keeper.submit(self._settle, growth, regrown is not None)
+        return regrown or unchanged
+
+    def _settle(self, growth: Growth, whole: bool) -> None:
+        """On the keeper thread (nothing is being stored into the folder meanwhile): the work folder
+        sealed and renamed into place, then read from there (the metadata too when the list took every
+        file, `whole`); where it cannot be, it is read from the work folder until the app ends."""
+        try:
+            growth.work.finish(
+                growth.target, self.source.dataset_id, self.source.origin, growth.reading.names(), growth.limit
+            )
+        except SourceError as exc:
+            log.warning("%s: its metadata is not kept for the next time: %s", self.source.dataset_id, exc)
+            return
+        self.folder = growth.target
+        if whole:
+            self._use(_mapped_meta(self.folder))
+
+    def group(self) -> Trials:
+        return self._trials if self._trials is not None else super().group()
 
     # --- row groups --------------------------------------------------------------------------
     def _group_of(self, row: int) -> int:
@@ -158,7 +269,8 @@ class RemoteDataset(Storage):
         self._loaded.swap(group, batch, self.cache.store(self.folder, group, batch))
 
     def kept(self) -> None:
-        """Wait until the row groups fetched so far are on disk (kept in the cache, or could not be)."""
+        """Wait until the row groups fetched so far are on disk (kept in the cache, or could not be), and
+        the metadata once whole."""
         with contextlib.suppress(RuntimeError):  # discarded: nothing is being kept
             self._keeper.submit(lambda: None).result()
 
@@ -239,7 +351,7 @@ class RemoteDataset(Storage):
         where = self.groups[group]
         layout = self.layout
         wanted = leaves or (layout.conversation, *(("verifier_output",) if layout.verifier else ()))
-        batch = _one_batch(read_row_group(self.hub_files, where.file, self._footer(where.file), where.index, wanted))
+        batch = one_batch(read_row_group(self.hub_files, where.file, self._footer(where.file), where.index, wanted))
         return batch if leaves else data_batch(batch)
 
     def _footer(self, file: int) -> pq.FileMetaData:
@@ -283,101 +395,15 @@ class RemoteDataset(Storage):
             yield found
 
 
+def _stopped_answering(source: ResolvedSource, exc: Unreachable) -> SourceError:
+    return SourceError(f"{source.dataset_id}: the hub stopped answering while reading the metadata ({exc})")
+
+
+def _mapped_meta(folder: Path) -> pa.Table:
+    return pa.ipc.open_file(pa.memory_map(str(folder / "meta.arrow"))).read_all()
+
+
 def _verifier_logs(batch: pa.RecordBatch | None, rows: int) -> pa.Array:
     if batch is None or "verifier_output" not in batch.schema.names:
         return pa.nulls(rows, pa.string())
     return valid_utf8(batch.column("verifier_output")).cast(pa.string())
-
-
-def _one_batch(table: pa.Table) -> pa.RecordBatch:
-    batches = table.combine_chunks().to_batches()
-    return batches[0] if batches else pa.RecordBatch.from_pylist([], schema=table.schema)
-
-
-def _leaf_bytes(row_group: pq.RowGroupMetaData, name: str) -> int:
-    """Uncompressed bytes of a column chunk (0 without the column)."""
-    for j in range(row_group.num_columns):
-        chunk = row_group.column(j)
-        if chunk.path_in_schema == name:
-            return chunk.total_uncompressed_size
-    return 0
-
-
-# --- reading the metadata ------------------------------------------------------------------------
-def _read_metadata(hub: HubFiles, folder: Path, progress: Progress | None) -> list[str]:
-    """Footers, then each file's short columns and roles, written to `folder`; the names of the files."""
-    report = progress or (lambda fraction, message: None)
-    report(0.0, f"reading {len(hub.paths)} parquet footers over the network")
-    layouts: list[Layout] = []
-
-    def columns(number: int, footer: pq.FileMetaData) -> tuple[str, ...]:
-        layout = _layout(footer, hub.paths[number])
-        if layouts and layout != layouts[0]:
-            raise NotRemote(f"{hub.paths[number]}: its columns differ from {hub.paths[0]}'s")
-        layouts.append(layout)
-        return (*layout.meta, layout.role)
-
-    def rows_of(number: int, footer: pq.FileMetaData, table: pa.Table) -> pa.RecordBatch:
-        batch = _one_batch(table)
-        return meta_batch(batch, _estimated_sizes(batch, footer, layouts[0]), number)
-
-    batches, groups, names = [], [], []
-    rows = 0
-    reported = time.monotonic()
-    for number, tail, footer, batch in read_columns(hub, columns, FILES_AHEAD, rows_of):
-        batches.append(batch)
-        (folder / f"footer-{number}.bin").write_bytes(tail)
-        names.append(f"footer-{number}.bin")
-        for index in range(footer.num_row_groups):
-            groups.append([number, index, rows, footer.row_group(index).num_rows])
-            rows += footer.row_group(index).num_rows
-        if number % TRIM_EVERY == TRIM_EVERY - 1:
-            give_back()
-        if time.monotonic() - reported >= REPORT_EVERY:
-            reported = time.monotonic()
-            report(0.1 + 0.9 * (number + 1) / len(hub.paths), f"{rows:,} rows")
-    if rows == 0:
-        raise SourceError(f"{hub.repo_id}: the dataset has 0 rows")
-    manifest = {"rows": rows, "files": list(hub.paths), "groups": groups, "layout": asdict(layouts[0])}
-    write_meta(folder / "meta.arrow", batches, manifest)
-    give_back()  # what the reader and decoder threads freed: else held for the whole session
-    return [*names, "meta.arrow"]
-
-
-def _layout(footer: pq.FileMetaData, name: str) -> Layout:
-    schema, leaves = described(footer)
-    conversation = next((n for n in CONVERSATION_COLUMNS if n in schema.names), None)
-    if conversation is None:
-        raise SourceError(f"{name}: no conversation column (looked for {', '.join(CONVERSATION_COLUMNS)})")
-    mine = [leaf for leaf in leaves if leaf.startswith(conversation + ".")]
-    role = next((leaf for leaf in mine if leaf.rsplit(".", 1)[-1] in ("role", "from")), None)
-    content = next((leaf for leaf in mine if leaf.rsplit(".", 1)[-1] in ("content", "value")), None)
-    kind = schema.field(conversation).type
-    if role is None or content is None or not (pa.types.is_list(kind) or pa.types.is_large_list(kind)):
-        raise NotRemote(f"{name}: the {conversation} column is not a list of messages")
-    meta = tuple(n for n in META_COLUMNS if n in schema.names)
-    return Layout(conversation, role, content, "verifier_output" in schema.names, meta)
-
-
-def _estimated_sizes(batch: pa.RecordBatch, footer: pq.FileMetaData, layout: Layout) -> dict[str, np.ndarray]:
-    """Message counts (exact, from the roles) and text bytes (each row group's, shared by message count)."""
-    roles = batch.column(layout.conversation)
-    counts = pc.fill_null(pc.list_value_length(roles), 0).to_numpy(zero_copy_only=False).astype(np.int64)
-    n_bytes = np.zeros(len(counts), dtype=np.int64)
-    verifier = np.zeros(len(counts), dtype=np.int64)
-    start = 0
-    for index in range(footer.num_row_groups):
-        row_group = footer.row_group(index)
-        end = start + row_group.num_rows
-        mine = counts[start:end]
-        per_message = _leaf_bytes(row_group, layout.content) / max(int(mine.sum()), 1)
-        n_bytes[start:end] = np.round(mine * per_message)
-        verifier[start:end] = _leaf_bytes(row_group, "verifier_output") // max(row_group.num_rows, 1)
-        start = end
-    per_message = n_bytes / np.maximum(counts, 1)
-    return {
-        "n_messages": counts.astype(np.int32),
-        "n_bytes": n_bytes,
-        "first_bytes": np.round(np.minimum(counts, 1) * per_message).astype(np.int64),
-        "verifier_bytes": verifier,
-    }

@@ -13,7 +13,7 @@ download runs (`wait_for_download`).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,7 +30,7 @@ from .history import rebuild_history
 from .lru import LRU
 from .ordering import Ordering
 from .sources import Progress, ResolvedSource, SourceSpec
-from .trial_ids import StableIds, reordered
+from .trial_ids import Regrown, StableIds, reordered
 from .trials import OUTCOMES, Trials, build_trials
 from .usage import TrialUsage, UsageTable
 
@@ -97,21 +97,29 @@ class Session:
         self.usage = UsageTable.of(self.datasets, self._counts, self.order)
         self.ordering = Ordering(self.trials, self.usage)
 
-    def apply(self, updates: dict[int, Callable[[Storage], list[int]]], new: Sequence[Storage] = ()) -> Applied:
-        """Take changes of the sources (a harbor job run goes on): `updates[d](dataset d)` updates a
-        dataset in place (trials change or are added, none goes), `new` datasets join at the end. Trials
+    def apply(
+        self, updates: Mapping[int, Callable[[Storage], list[int] | Regrown]], new: Sequence[Storage] = ()
+    ) -> Applied:
+        """Take changes of the sources (a harbor job run goes on, a hub dataset's metadata comes in):
+        `updates[d](dataset d)` updates a dataset in place (trials change or are added, none goes: the
+        positions that changed, or where every trial went, `Regrown`), `new` datasets join at the end. Trials
         keep their ids; facets registered from outside the session (labels, indexes) stay, for the
         trials they knew (re-register them to cover the changed and new trials). Call it on the thread
         that reads the session, with no search or index build running over it."""
         before = self.trials
         extra = {n: f for n, f in self.facets.facets.items() if n not in FacetIndex(before, []).facets}
         changed: set[int] = set()
+        old_total = self.ids.total
         for index, update in updates.items():
-            positions = update(self.datasets[index])
+            done = update(self.datasets[index])
+            if isinstance(done, Regrown):
+                self.ids.remap(index, done)
+                positions: Sequence[int] = done.changed.tolist()
+            else:
+                positions = done
             ids = self.ids.ids[index]
             changed |= {int(ids[p]) for p in positions if p < len(ids)}
         self.datasets.extend(new)
-        old_total = self.ids.total
         self._build()
         changed |= set(range(old_total, self.ids.total))
         for facet in extra.values():
@@ -150,8 +158,9 @@ class Session:
 
     def local_position(self, trial: int) -> int:
         """The trial's position among its dataset's trials (as the dataset's `group` lists them)."""
-        dataset = int(self.trials.dataset[trial])
-        return int(np.searchsorted(self.ids.ids[dataset], trial))  # a dataset's ids only grow
+        ids = self.ids.ids[int(self.trials.dataset[trial])]
+        position = int(np.searchsorted(ids, trial))  # a job folder's ids only grow
+        return position if position < len(ids) and ids[position] == trial else int(np.flatnonzero(ids == trial)[0])
 
     @property
     def num_rows(self) -> int:
@@ -161,6 +170,18 @@ class Session:
     def notes(self) -> list[str]:
         """What opening skipped (bad JSON Lines lines), one line per file, to be said once."""
         return [note for ds in self.datasets for note in ds.notes]
+
+    @property
+    def growing(self) -> tuple[int, int] | None:
+        """(files read, files in all) of the metadata still coming in, for the hub datasets opened on the
+        first files of theirs (the list grows: `ripe`, `apply`); None once it is all in."""
+        found = [progress for ds in self.datasets if (progress := ds.growing()) is not None]
+        return (sum(p[0] for p in found), sum(p[1] for p in found)) if found else None
+
+    def ripe(self) -> dict[int, Callable[[Storage], list[int] | Regrown]]:
+        """Off the UI thread: the updates (for `apply`) of the datasets whose list can take the metadata
+        that came in since (see `RemoteDataset.ripe`)."""
+        return {index: type(ds).grow for index, ds in enumerate(self.datasets) if ds.ripe()}
 
     @property
     def remote(self) -> list[int]:
@@ -265,8 +286,8 @@ class Session:
     def use_local(self, index: int, dataset: Storage, sizes: np.ndarray) -> None:
         """Swap the remote dataset `index` for its local copy: the same rows, so the same trials, now with
         exact text sizes (`sizes`, per trial of the dataset, from the local metadata)."""
-        mine = self.trials.dataset == index
-        if len(sizes) == int(np.count_nonzero(mine)):
+        mine = self.ids.ids[index]  # the dataset's trials in its own order, as `sizes`
+        if len(sizes) == len(mine):
             self.trials.size[mine] = sizes
         remote, self.datasets[index] = self.datasets[index], dataset
         remote.discard()
@@ -326,10 +347,15 @@ def all_cached(sources: list[ResolvedSource]) -> bool:
 
 
 def open_session(
-    sources: list[ResolvedSource], progress: Progress | None = None, cache_size: int | None = None
+    sources: list[ResolvedSource],
+    progress: Progress | None = None,
+    cache_size: int | None = None,
+    partial: bool = False,
 ) -> Session:
     """Every source opened by its kind (converting what is not cached yet, with progress) as one
-    session; a hub source that is not downloaded is read remotely (`cache_size`: see `cache_folders`)."""
+    session; a hub source that is not downloaded is read remotely (`cache_size`: see `cache_folders`).
+    `partial`: a hub dataset whose metadata takes a while opens on the files read so far (the app's list
+    then grows: `Session.growing`); else it is read whole first."""
     datasets: list[Storage] = []
     for index, source in enumerate(sources):
 
@@ -339,4 +365,6 @@ def open_session(
 
         with naming(source.display or source.dataset_id):
             datasets.append(source_kinds.kind_of(source).open(source, step, cache_size))
+            if not partial:
+                datasets[-1].complete()
     return Session(datasets)

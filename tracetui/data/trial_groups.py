@@ -28,12 +28,12 @@ _TEXT = ("labels", "date")
 
 
 def grouped(ds: Storage) -> Trials:
-    """`group_rows(ds)`, read back from the dataset's folder when a previous open stored it."""
+    """`group_rows(ds.meta)`, read back from the dataset's folder when a previous open stored it."""
     arrays, texts = ds.folder / f"trials-v{VERSION}.npz", ds.folder / f"trials-v{VERSION}.json"
     kept = read_kept(arrays, lambda arrays: _load(arrays, texts))  # a damaged pair is grouped again
     if kept is not None:
         return kept
-    trials = group_rows(ds)
+    trials = group_rows(ds.meta)
     give_back()  # grouping's per-row temporaries (~50 MB at 400,000 rows): else kept by the C heap
     _store(trials, arrays, texts)
     return trials

@@ -3,17 +3,67 @@
 A session's trial ids are positions in its per-trial arrays. Built afresh, those arrays list each
 dataset's trials in turn, so a trial added to the first of two datasets would shift every trial of the
 second. `StableIds` keeps, per dataset, the id of each of its trials (by its position in the dataset,
-which a growing dataset never changes) and gives new trials the next ids; `reordered` puts the freshly
-built arrays in id order.
+which a job folder that grows never changes) and gives new trials the next ids; `reordered` puts the
+freshly built arrays in id order. A hub dataset whose metadata is still coming in groups its rows again
+as files arrive, which may put its trials in another order: `moved_trials` says where each one went
+(`Regrown`), and `StableIds.remap` keeps their ids.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from .trials import Trials
+
+
+@dataclass(frozen=True, slots=True)
+class Regrown:
+    """A dataset's trials grouped again with more rows: old trial i is now trial `moved[i]` (of `count`);
+    `changed` are the new positions of trials that are new or gained rows."""
+
+    moved: np.ndarray
+    changed: np.ndarray
+    count: int
+
+
+def moved_trials(old: Trials, new: Trials) -> Regrown | None:
+    """Where each of `old`'s trials is in `new` (the same rows and more, grouped again): the trial that
+    holds its first row. None when two old trials are now one (rows that joined their key changed how it
+    splits into trials): their ids cannot both stay."""
+    rows = max(_last_row(new) + 1, _last_row(old) + 1)
+    owner = np.full(rows, -1, dtype=np.int64)
+    count = len(new.episodes)
+    owner[new.main_rows] = np.repeat(np.arange(count), np.diff(new.main_offsets))
+    owner[new.sub_rows] = np.repeat(np.arange(count), np.diff(new.sub_offsets))
+    moved = owner[_first_rows(old)]
+    if (moved < 0).any() or len(np.unique(moved)) != len(moved):
+        return None
+    grew = (new.episodes[moved] != old.episodes) | (np.diff(new.sub_offsets)[moved] != np.diff(old.sub_offsets))
+    fresh = np.ones(count, dtype=bool)
+    fresh[moved] = False
+    return Regrown(moved, np.union1d(moved[grew], np.flatnonzero(fresh)), count)
+
+
+def _first_rows(trials: Trials) -> np.ndarray:
+    """Each trial's first main row, or first sub-agent row when it has no main row."""
+    has_main = np.diff(trials.main_offsets) > 0
+    main = (
+        trials.main_rows[np.minimum(trials.main_offsets[:-1], max(len(trials.main_rows) - 1, 0))]
+        if len(trials.main_rows)
+        else 0
+    )
+    sub = (
+        trials.sub_rows[np.minimum(trials.sub_offsets[:-1], max(len(trials.sub_rows) - 1, 0))]
+        if len(trials.sub_rows)
+        else 0
+    )
+    return np.where(has_main, main, sub).astype(np.int64)
+
+
+def _last_row(trials: Trials) -> int:
+    return int(max(trials.main_rows.max(initial=-1), trials.sub_rows.max(initial=-1)))
 
 
 class StableIds:
@@ -36,6 +86,16 @@ class StableIds:
             else:
                 self.ids.append(have)
         return self.order(counts)
+
+    def remap(self, dataset: int, regrown: Regrown) -> None:
+        """Dataset `dataset`'s trials grouped again (`moved_trials`): each keeps its id at its new
+        position; the new ones get the next ids."""
+        ids = np.full(regrown.count, -1, dtype=np.int64)
+        ids[regrown.moved] = self.ids[dataset]
+        fresh = ids < 0
+        ids[fresh] = np.arange(self.total, self.total + int(fresh.sum()), dtype=np.int64)
+        self.total += int(fresh.sum())
+        self.ids[dataset] = ids
 
     def order(self, counts: list[int]) -> np.ndarray | None:
         starts = np.concatenate([[0], np.cumsum(counts, dtype=np.int64)])

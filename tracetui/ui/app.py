@@ -42,6 +42,9 @@ from .triage.browser import delivery_ended
 from .user_keymap import apply_user_keymap
 from .work import WorkProgress, failure_line
 
+GROWN_RETRY = 0.5
+"""Seconds between looks at a list still growing, for a local copy downloaded before it is whole."""
+
 
 class Cancelled(Exception):
     """Raised from the progress callback to stop a conversion when the user leaves."""
@@ -250,7 +253,9 @@ class TraceApp(App):
                 raise Cancelled()
             self.post_message(WorkProgress(message, fraction))
 
-        opening = self.options.opening or (lambda report: open_session(self.sources, report, self.options.cache_size))
+        opening = self.options.opening or (
+            lambda report: open_session(self.sources, report, self.options.cache_size, partial=True)
+        )
         try:
             session = detached(lambda: opening(progress))
         except (Cancelled, WorkerCancelled):
@@ -294,14 +299,16 @@ class TraceApp(App):
 
     def _loaded(self, session: Session) -> None:
         self.session = session
-        trial = None
+        trial, wanted = None, None
         if self.options.trial:
             trial = session.find_trial(self.options.trial)
-            if trial is None:
+            if trial is None and session.growing is not None:
+                wanted = self.options.trial  # in a file not read yet, maybe: looked for once the list is whole
+            elif trial is None:
                 self.notify(f"No trial named {self.options.trial!r}", severity="warning", markup=False)
         filters = self.options.filters
         given = filters if (filters.selected or filters.text) else None  # none given: resume the last view
-        screen = TriageScreen(session, given, trial)
+        screen = TriageScreen(session, given, trial, wanted)
         if self._loading() is not None:
             self.switch_screen(screen)
         else:
@@ -354,6 +361,9 @@ class TraceApp(App):
     @on(LocalCopy)
     def _use_local(self, event: LocalCopy) -> None:
         session = event.session
+        if session.growing is not None:  # the local copy replaces the whole list: once it is whole
+            self.set_timer(GROWN_RETRY, partial(self.post_message, event))
+            return
         session.use_local(event.index, event.dataset, event.sizes)
         if not session.remote and session.download is not None:
             session.download.finished = True

@@ -80,9 +80,14 @@ class TriageScreen(Screen[None]):
     state: var[FilterState] = var(FilterState, init=False)
     """The filters: the one copy, which the sidebar is bound to; a change applies them."""
 
-    def __init__(self, session: Session, state: FilterState | None = None, trial: int | None = None) -> None:
+    def __init__(
+        self, session: Session, state: FilterState | None = None, trial: int | None = None, wanted: str | None = None
+    ) -> None:
+        """`wanted`: the name of the trial to open on (`--trial`) when it is not in the list yet, a hub
+        dataset's list still growing: looked for again once the list is whole."""
         super().__init__()
         self.session = session
+        self._wanted = wanted
         self.labels = LabelBook(session)
         if state is None and trial is None:  # nothing asked for: reopen where the user left these datasets
             state, trial = self.labels.saved_view()
@@ -127,6 +132,9 @@ class TriageScreen(Screen[None]):
         self._background_waits = False
         """The background work waits for the first conversation, which is being read from the hub."""
         self._background_started = False
+        self._whole_waits = False
+        """The background work waits for a hub dataset's list to be whole (its indexes and the answers
+        given before cover every trial)."""
         if session.remote and not (self.state.selected or self.state.excluded or self.state.text):
             self._read_ahead()
 
@@ -194,6 +202,9 @@ class TriageScreen(Screen[None]):
     def _start_background(self) -> None:
         if self._background_started:  # two fetches may end before the next frame
             return
+        if self.session.growing is not None:
+            self._background_waits, self._whole_waits = False, True
+            return
         self._background_waits, self._background_started = False, True
         self.set_timer(0.3, self.verifiers.start)
         self.asks.load()
@@ -242,6 +253,21 @@ class TriageScreen(Screen[None]):
         else:
             self.panes.show_selected()
         self.status_line.recheck()
+
+    def whole(self) -> None:
+        """A hub dataset's list is whole: a message that an action waits for it goes, the trial asked for
+        that was not in it is looked for again, and the background work that waited for it starts."""
+        self.status_line.recheck()
+        if self._wanted is not None:
+            name, self._wanted = self._wanted, None
+            trial = self.session.find_trial(name)
+            if trial is None:
+                self.app.notify(f"No trial named {name!r}", severity="warning", markup=False)
+            else:
+                self.apply_filters(keep=trial)
+        if self._whole_waits:
+            self._whole_waits = False
+            self._start_background()
 
     def facets_changed(self) -> None:
         """A part registered or changed a facet: the sidebar and the list follow."""
@@ -413,15 +439,15 @@ class TriageScreen(Screen[None]):
     action_reverse_sort = Route("filters", "reverse_sort")
     action_next_failure = Route("verifiers", "next_failure")
     action_next_finding = Route("findings", "next_finding")
-    action_ask = Route("asks", "begin")
+    action_ask = Route("asks", "begin", whole="Asking every trial")
     action_next_answer = Route("asks", "next_answer")
-    action_search = Route("search", "begin")
+    action_search = Route("search", "begin", whole="Search")
     action_find = Route("search", "find")
     action_find_next = Route("search", "goto_match", +1)
     action_find_prev = Route("search", "goto_match", -1)
     action_label = Route("labelling", "toggle")
     action_undo_label = Route("labelling", "undo")
-    action_export = Route("export", "begin")
+    action_export = Route("export", "begin", whole="Export")
     action_copy = Route("outlets", "copy")
     action_copy_trial = Route("outlets", "copy_trial")
     action_pager = Route("outlets", "pager")
@@ -449,9 +475,9 @@ class TriageScreen(Screen[None]):
             self.status("Nothing to cancel (Esc stops a search, an export or a question, or clears a search).")
 
     # --- other screens ---------------------------------------------------------------------------
-    action_stats = Route("others", "stats")
-    action_head_to_head = Route("others", "head_to_head")
-    action_compare = Route("others", "compare")
+    action_stats = Route("others", "stats", whole="Stats")
+    action_head_to_head = Route("others", "head_to_head", whole="Head to head")
+    action_compare = Route("others", "compare", whole="Compare")
     action_recording = Route("others", "recording")
     action_help = Route("others", "help")
     action_annotate = Route("others", "annotate")

@@ -1,4 +1,5 @@
-"""The background download's progress, at the right of the status row; hidden when nothing downloads."""
+"""The background download's progress, at the right of the status row, and the metadata of a hub dataset's
+list still coming in (`Session.growing`); hidden when neither."""
 
 from __future__ import annotations
 
@@ -44,14 +45,21 @@ class DownloadBar(Horizontal):
         self.set_interval(REFRESH_SECONDS, self.follow)
 
     def follow(self) -> None:
-        """Show the download's state (the worker writes it, this reads it twice a second)."""
-        download = self.session.download
-        self.display = download is not None and download.running
-        if download is None or not self.display:
+        """Show the list's metadata coming in, else the download's state (the workers write them, this
+        reads them twice a second)."""
+        growing, download = self.session.growing, self.session.download
+        self.display = growing is not None or (download is not None and download.running)
+        if not self.display:
             return
-        if download.converting:
-            label = f"⇣ converting {download.converting:.0%}"
+        if growing is not None:
+            read, total = growing
+            label, fraction = f"⇣ listing: {read:,} of {total:,} files", read / max(total, 1)
         else:
-            label = f"⇣ {human_size(download.done)} / {human_size(download.total)}"
+            assert download is not None  # shown: it runs
+            fraction = download.fraction
+            if download.converting:
+                label = f"⇣ converting {download.converting:.0%}"
+            else:
+                label = f"⇣ {human_size(download.done)} / {human_size(download.total)}"
         self.query_one(Static).update(Text(label))
-        self.query_one(ProgressBar).update(progress=download.fraction)
+        self.query_one(ProgressBar).update(progress=fraction)

@@ -1,0 +1,153 @@
+"""A hub dataset whose metadata takes a while opens on the files read so far, then grows as the others come
+in: every trial keeps its id, the folder is kept only once whole, and a failure mid-way leaves the list as
+it was with one line. The hub's later files are held back at will (`held`), so each step is certain."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from tracetui.data import hub_metadata, hub_reads
+from tracetui.data.cache_folders import entries
+from tracetui.data.errors import Unreachable
+from tracetui.data.session import Session, open_session, prepare
+from tracetui.data.sources import SourceSpec
+from tracetui.data.trial_ids import moved_trials
+from tracetui.data.trials import group_rows
+
+from .hub_data import write_traces
+from .test_hub import REPO
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """2,400 rows in 4 shards of 200-row row groups, trials across shard boundaries."""
+    return write_traces(tmp_path_factory.mktemp("grow"), 2_400, shards=4, text=200, episodes=7, row_group=200)
+
+
+@pytest.fixture
+def held(monkeypatch):
+    """Reads of every file but the first wait until `held.set()` (or raise, `held.fail`)."""
+    gate = threading.Event()
+    gate.fail = False  # type: ignore[attr-defined]
+    read = hub_reads.get_range
+
+    def get_range(url: str, start: int, end: int) -> bytes:
+        if "-00000-" not in url:
+            gate.wait(30)
+            if gate.fail:  # type: ignore[attr-defined]
+                raise Unreachable("the hub went away")
+        return read(url, start, end)
+
+    monkeypatch.setattr(hub_reads, "get_range", get_range)
+    monkeypatch.setattr(hub_metadata, "PARTIAL_AFTER", 0.0)
+    yield gate
+    gate.set()
+
+
+def opened(partial: bool = True) -> Session:
+    return open_session(prepare([SourceSpec(REPO)], progressive=True), partial=partial)
+
+
+def ripe(session: Session, timeout: float = 30.0) -> dict:
+    """The session's updates once the metadata that came in is ready for the list."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        updates = session.ripe()
+        if updates:
+            return updates
+        time.sleep(0.02)
+    raise AssertionError("the metadata never came in")
+
+
+def grown(session: Session) -> tuple[set[int], int]:
+    """Apply what comes in until the list is whole (it may grow in steps): the ids changed, and added."""
+    changed: set[int] = set()
+    added = 0
+    while session.growing is not None:
+        applied = session.apply(ripe(session))
+        changed |= set(applied.changed.tolist())
+        added += applied.added
+    return changed, added
+
+
+def trial_key(session: Session, trial: int) -> tuple:
+    info = session.info(trial)
+    return (info.trial_name, info.model, info.task, info.episodes)
+
+
+def test_a_slow_metadata_opens_on_its_first_file_and_grows_keeping_every_trial_id(files, serve, held):
+    hub = serve({REPO: files})
+    session = opened()
+    assert session.growing == (1, 4)
+    first = {trial: trial_key(session, trial) for trial in range(len(session))}
+    assert len(first) > 0 and session.num_rows == 600
+    assert not [entry for entry in entries() if entry.kind == "remote"]  # not kept while partial
+
+    held.set()
+    changed, added = grown(session)
+    assert session.num_rows == 2_400
+    whole = open_session(prepare([SourceSpec(str(files))]))
+    assert len(session) == len(whole) and added == len(whole) - len(first)
+    assert sorted(trial_key(session, t) for t in range(len(session))) == sorted(
+        trial_key(whole, t) for t in range(len(whole))
+    )
+    longer = {trial for trial in first if trial_key(session, trial) != first[trial]}
+    for trial in first:  # each id names the same trial, with the episodes that came since
+        assert trial_key(session, trial)[:3] == first[trial][:3]
+    assert longer and longer <= changed  # a trial cut at the first shard's end grew
+    assert set(range(len(first), len(session))) <= changed
+    last = len(session) - 1
+    assert session.fetch(last) == whole.history(whole.find_trial(session.info(last).trial_name))
+
+    # whole now: kept, and a reopen reads no metadata
+    session.datasets[0].kept()
+    assert [entry.kind for entry in entries()].count("remote") == 1
+    asked = len(hub.requests)
+    again = opened()
+    assert again.growing is None and len(again) == len(whole)
+    assert not [r for r in hub.requests[asked:] if r[2] is not None]  # no range read
+
+
+def test_without_partial_the_session_waits_for_every_file(files, serve, held):
+    serve({REPO: files})
+    threading.Timer(0.3, held.set).start()
+    session = opened(partial=False)
+    assert session.growing is None and session.num_rows == 2_400
+
+
+def test_a_hub_that_goes_away_mid_way_leaves_the_list_as_it_was(files, serve, held, caplog):
+    serve({REPO: files})
+    session = opened()
+    before = len(session)
+    held.fail = True
+    held.set()
+    with caplog.at_level(logging.WARNING, logger="tracetui"):
+        applied = session.apply(ripe(session))
+    assert not len(applied.changed) and len(session) == before and session.growing is None
+    assert any("the list stays as it is" in record.getMessage() for record in caplog.records)
+    assert not [entry for entry in entries() if entry.kind == "remote"]
+
+
+def test_trials_that_merge_when_rows_come_in_are_not_given_one_id(files):
+    """Two trials of one key (episode numbers that start again) become one when rows without numbers
+    join the key: `moved_trials` will not map two ids to one trial."""
+    import pyarrow as pa
+
+    rows = open_session(prepare([SourceSpec(str(files))])).datasets[0].meta.slice(0, 10)
+    key = {name: pa.array(["same"] * 10) for name in ("trial_name", "task", "model", "agent", "run_id")}
+    episodes = pa.array([0, 1, 2, 0, 1, 2, -1, -1, -1, -1], pa.int32())
+    table = rows
+    for name, values in key.items():
+        table = table.set_column(table.schema.get_field_index(name), name, values.dictionary_encode())
+    table = table.set_column(table.schema.get_field_index("episode_num"), "episode_num", episodes)
+    before = group_rows(table.slice(0, 6))
+    assert len(before.episodes) == 2
+    after = group_rows(table)
+    assert moved_trials(before, after) is None
+    same = moved_trials(before, group_rows(table.slice(0, 6)))
+    assert same is not None and np.array_equal(same.moved, [0, 1]) and not len(same.changed)

@@ -1,0 +1,70 @@
+"""The app on a hub dataset whose metadata is still coming in: the first screen shows the trials of the
+files read so far and says how many files are in; actions over every trial say they wait; the list grows
+under the user's cursor, and what waited starts once it is whole."""
+
+from __future__ import annotations
+
+from tracetui.data.session import open_session, prepare
+from tracetui.data.sources import SourceSpec
+from tracetui.ui.app import StartOptions
+from tracetui.ui.widgets.download_bar import DownloadBar
+
+from .hub_server import FakeHub, use_hub
+from .test_hub_growth import REPO, files, held  # noqa: F401  (fixtures)
+from .ui_helpers import make_app, text_of, until, wait_loaded
+
+
+async def test_the_list_grows_under_the_cursor_as_the_metadata_comes_in(files, held, monkeypatch):  # noqa: F811
+    with FakeHub({REPO: files}, cdn=True) as hub:
+        use_hub(monkeypatch, hub.url)
+        app = make_app(prepare([SourceSpec(REPO)], progressive=True), StartOptions(download=False))
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await wait_loaded(app, pilot)
+            session = app.session
+            assert session is not None and session.growing == (1, 4)
+            listed = len(screen.trial_list.order)
+            bar = screen.query_one(DownloadBar)
+            await until(pilot, lambda: bar.display, "the listing's progress")
+            assert "listing: 1 of 4 files" in text_of(bar.query_one("Static"))
+
+            await pilot.press("L", "L")
+            await until(pilot, lambda: screen.conversation.messages, "the third trial's text")
+            trial = screen.trial
+            name = session.info(trial).trial_name
+            await pilot.press("s")
+            assert screen.status_line.text.startswith("Search waits for the whole list")
+            await pilot.press("S")
+            assert screen.status_line.text.startswith("Stats waits for the whole list") and len(app.screen_stack) == 2
+            assert screen.verifiers.index is None  # its background work waits too
+
+            held.set()
+            await until(pilot, lambda: session.growing is None, "the whole list", tries=1500)
+            await until(pilot, lambda: len(screen.trial_list.order) > listed, "the list to grow")
+            assert len(screen.trial_list.order) == len(open_session(prepare([SourceSpec(str(files))])))
+            assert screen.trial == trial and session.info(screen.trial).trial_name == name
+            assert not screen.status_line.text.startswith("Stats waits")  # the message went with the wait
+            await until(pilot, lambda: not bar.display, "the listing's progress to go")
+            await until(pilot, lambda: screen.verifiers.index is not None, "the verifier index", tries=1500)
+            await pilot.press("s")
+            assert not screen.status_line.text.startswith("Search waits")
+
+
+async def test_a_trial_asked_for_in_a_file_not_read_yet_is_opened_once_the_list_is_whole(
+    files,  # noqa: F811
+    held,  # noqa: F811
+    monkeypatch,
+):
+    whole = open_session(prepare([SourceSpec(str(files))]))
+    name = whole.info(len(whole) - 1).trial_name  # in the last file
+    with FakeHub({REPO: files}, cdn=True) as hub:
+        use_hub(monkeypatch, hub.url)
+        app = make_app(prepare([SourceSpec(REPO)], progressive=True), StartOptions(trial=name, download=False))
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await wait_loaded(app, pilot)
+            session = app.session
+            assert session is not None and session.growing is not None
+            assert session.find_trial(name) is None and not app._notifications  # not said missing: not in yet
+            held.set()
+            await until(pilot, lambda: session.growing is None, "the whole list", tries=1500)
+            await until(pilot, lambda: screen.trial is not None and session.info(screen.trial).trial_name == name)
+            assert not app._notifications
