@@ -26,6 +26,7 @@ async def test_the_list_grows_under_the_cursor_as_the_metadata_comes_in(files, h
             bar = screen.query_one(DownloadBar)
             await until(pilot, lambda: bar.display, "the listing's progress")
             assert "listing: 1 of 4 files" in text_of(bar.query_one("Static"))
+            assert f"{listed}/{listed}+ trials" in text_of(screen.header)  # so far
 
             await pilot.press("L", "L")
             await until(pilot, lambda: screen.conversation.messages, "the third trial's text")
@@ -42,6 +43,7 @@ async def test_the_list_grows_under_the_cursor_as_the_metadata_comes_in(files, h
             await until(pilot, lambda: len(screen.trial_list.order) > listed, "the list to grow")
             assert len(screen.trial_list.order) == len(open_session(prepare([SourceSpec(str(files))])))
             assert screen.trial == trial and session.info(screen.trial).trial_name == name
+            assert f"{len(screen.trial_list.order):,}/{len(session):,} trials" in text_of(screen.header)
             assert not screen.status_line.text.startswith("Stats waits")  # the message went with the wait
             await until(pilot, lambda: not bar.display, "the listing's progress to go")
             await until(pilot, lambda: screen.verifiers.index is not None, "the verifier index", tries=1500)

@@ -257,14 +257,14 @@ class TriageScreen(Screen[None]):
     def whole(self) -> None:
         """A hub dataset's list is whole: a message that an action waits for it goes, the trial asked for
         that was not in it is looked for again, and the background work that waited for it starts."""
-        self.status_line.recheck()
+        keep = None
         if self._wanted is not None:
             name, self._wanted = self._wanted, None
-            trial = self.session.find_trial(name)
-            if trial is None:
+            keep = self.session.find_trial(name)
+            if keep is None:
                 self.app.notify(f"No trial named {name!r}", severity="warning", markup=False)
-            else:
-                self.apply_filters(keep=trial)
+        self.apply_filters(keep=keep)  # the header's counts, no longer "so far"
+        self.status_line.recheck()
         if self._whole_waits:
             self._whole_waits = False
             self._start_background()

@@ -34,7 +34,8 @@ def header_versions(
 ) -> list[list[Part]]:
     """Sources, counts, pass rate and filters; the filters and pass rate stay the longest, a long local
     path shortens to its file or folder name before the sources drop. `hacked` (per trial, once the
-    findings are in) adds the pass rate without reward hacks beside it. Label and note changes held in
+    findings are in) adds the pass rate without reward hacks beside it; the counts of a list still growing
+    (`Session.growing`) end in "+". Label and note changes held in
     memory (`unsaved`) lead every version, however narrow, until the disk takes them."""
     outcome = session.trials.outcome[order]
     rated = np.count_nonzero(~np.isin(outcome, NOT_GRADED))
@@ -59,7 +60,7 @@ def header_versions(
     )
     tail: list[Part] = [("  ·  ", ""), (filters, "yellow")] if filters else []
     short_tail: list[Part] = [(" · ", ""), (filters, "yellow")] if filters else []
-    counts = f"{len(order):,}/{len(session):,}"
+    counts = f"{len(order):,}/{len(session):,}" + ("+" if session.growing is not None else "")  # more to come
     rows = f"  ·  {session.num_rows:,} rows"
     versions: list[list[Part]] = [
         [("tracetui ", "bold"), sources, f"  ·  {counts} trials{rows}  ·  pass ", rate, *long, *live, *tail],

@@ -34,7 +34,7 @@ def _when_whole(screen: Any, what: str, method: Any, *args: object) -> Any:
         return method(*args)
     read, total = growing
     screen.status(
-        f"{what} waits for the whole list: its metadata is still coming in ({read:,} of {total:,} files).",
+        f"{what} waits for the whole list ({read:,} of {total:,} files in).",
         about=lambda: screen.session.growing is None,  # gone once the list is whole
     )
     return None
