@@ -87,6 +87,7 @@ def test_a_slow_metadata_opens_on_its_first_file_and_grows_keeping_every_trial_i
     first = {trial: trial_key(session, trial) for trial in range(len(session))}
     assert len(first) > 0 and session.num_rows == 600
     assert not [entry for entry in entries() if entry.kind == "remote"]  # not kept while partial
+    assert session.fetch(0).messages  # read before the list grows: what it worked out must not stay
 
     held.set()
     changed, added = grown(session)
@@ -151,3 +152,24 @@ def test_trials_that_merge_when_rows_come_in_are_not_given_one_id(files):
     assert moved_trials(before, after) is None
     same = moved_trials(before, group_rows(table.slice(0, 6)))
     assert same is not None and np.array_equal(same.moved, [0, 1]) and not len(same.changed)
+
+
+def test_a_list_whose_trials_group_differently_stays_and_is_kept_once_whole(files, serve, held, caplog, monkeypatch):
+    """Where the grouping with more files in cannot keep every id (`moved_trials` gives None), the list
+    stays as it opened, one line says to restart, and the metadata is still kept for that restart."""
+    from tracetui.data import remote
+
+    serve({REPO: files})
+    session = opened()
+    before = [trial_key(session, t) for t in range(len(session))]
+    monkeypatch.setattr(remote, "moved_trials", lambda old, new: None)
+    held.set()
+    with caplog.at_level(logging.WARNING, logger="tracetui"):
+        grown(session)
+    assert [trial_key(session, t) for t in range(len(session))] == before and session.num_rows == 600
+    said = [r.getMessage() for r in caplog.records if "restart tracetui" in r.getMessage()]
+    assert len(said) == 1
+    session.datasets[0].kept()
+    assert [entry.kind for entry in entries()].count("remote") == 1
+    again = opened()
+    assert again.num_rows == 2_400 and again.growing is None

@@ -163,8 +163,15 @@ class Storage:
         """How another process opens this storage (the findings workers): `factory(*arguments)`."""
         return Dataset, (self.source, self.folder)
 
+    def take_meta(self, meta: pa.Table) -> None:
+        """New metadata for a storage that grows (a job folder, a hub dataset's list): what is worked out
+        from the metadata once is worked out again."""
+        self.meta = meta
+        self.__dict__.pop("message_counts", None)
+
     @cached_property
     def message_counts(self) -> np.ndarray:
+        """From `meta`, once (`take_meta` drops it)."""
         column = self.meta.column("n_messages")
         return (column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()).to_numpy()
 

@@ -78,6 +78,8 @@ class Growth:
     limit: int | None
     pending: tuple[Snapshot, Trials] | None = None
     failed: str | None = None
+    stuck: bool = False
+    """Its trials grouped differently with more files in: the list stays, the folder is still kept once whole."""
 
 
 class RemoteDataset(Storage):
@@ -111,7 +113,7 @@ class RemoteDataset(Storage):
     def _use(self, meta: pa.Table) -> None:
         """The rows of `meta` (the manifest in its schema: the row groups, the layout) are the dataset's."""
         manifest = json.loads(meta.schema.metadata[b"tracetui"])
-        self.meta = meta
+        self.take_meta(meta)
         self.num_rows = manifest["rows"]
         self.groups = [Group(*g) for g in manifest["groups"]]
         self.layout = Layout(**{**manifest["layout"], "meta": tuple(manifest["layout"]["meta"])})
@@ -160,7 +162,7 @@ class RemoteDataset(Storage):
         if growth is None or growth.pending is not None or growth.failed is not None:
             return growth is not None
         reading = growth.reading
-        if not reading.done and reading.rows < GROW_BY * self.num_rows:
+        if not reading.done and (growth.stuck or reading.rows < GROW_BY * self.num_rows):
             return False
         try:
             snapshot = reading.snapshot()
@@ -182,8 +184,10 @@ class RemoteDataset(Storage):
             raise _stopped_answering(self.source, exc) from None
         except NotRemote as exc:
             raise SourceError(str(exc)) from None
-        self.ripe()
-        self.grow()
+        snapshot = growth.reading.snapshot()
+        self._take(snapshot, group_rows(snapshot.meta))  # no session yet: no trial ids to keep
+        self._growth = None
+        self._keeper.submit(self._settle, growth, True)
         self.kept()
 
     def grow(self) -> Regrown:
@@ -204,18 +208,22 @@ class RemoteDataset(Storage):
             return unchanged
         (snapshot, trials), growth.pending = growth.pending, None
         regrown = moved_trials(self.group(), trials)
-        if regrown is None:
+        if regrown is not None:
+            self._take(snapshot, trials)
+        elif not growth.stuck:
+            growth.stuck = True
             log.warning(
                 "%s: its trials group differently with every file in: restart tracetui to see them all",
                 self.source.dataset_id,
             )
-        else:
-            self._use(snapshot.meta)
-            self._trials = trials
         if snapshot.done:  # settled on the keeper thread, after the row groups being stored (`kept` waits)
             self._growth = None
             self._keeper.submit(self._settle, growth, regrown is not None)
         return regrown or unchanged
+
+    def _take(self, snapshot: Snapshot, trials: Trials) -> None:
+        self._use(snapshot.meta)
+        self._trials = trials
 
     def _settle(self, growth: Growth, whole: bool) -> None:
         """On the keeper thread (nothing is being stored into the folder meanwhile): the work folder

@@ -117,12 +117,11 @@ class JobStorage(Storage):
         trial_of = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
         local = np.arange(len(trial_of), dtype=np.int64) - first_row[trial_of]
         episode = np.where(local < mains[trial_of], local, 0).astype(np.int32)
-        self.meta = pa.Table.from_arrays(
-            [_int32(episode), _int32(columns.row_messages)], names=["episode_num", "n_messages"]
+        self.take_meta(
+            pa.Table.from_arrays([_int32(episode), _int32(columns.row_messages)], names=["episode_num", "n_messages"])
         )
         self.num_rows = len(trial_of)
         self._layout = _Layout(first_row, mains, trial_of, local)
-        self.__dict__.pop("message_counts", None)  # the cached property reads the new meta
 
     @property
     def index_folder(self) -> Path:
