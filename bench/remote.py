@@ -59,7 +59,7 @@ async def first_screen(app, pilot, watcher) -> dict:
         if "list_at" not in out:
             if triage_shown(app, watcher, (TrialList,)):
                 out.update(list_at=time.monotonic(), list_bytes=served(), list_memory=snapshot())
-                out["listed_files"] = app.session.growing  # (read, in all) while the list grows
+                out["listed_rows"] = app.session.num_rows if app.session.growing is not None else None
         elif "conversation_at" not in out and ConversationView in frame.texted and app.screen.conversation.messages:
             out.update(conversation_at=time.monotonic(), conversation_bytes=served())
 

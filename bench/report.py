@@ -279,8 +279,8 @@ def hub_rows(rows: int, size: dict) -> list[Row]:
     switch = [ms for r in reads for ms in r["switch_ms"]]
     search = reads[0]["search"]
     listed = med([r["list_seconds"] for r in reads])
-    partial = [r["listed_files"] for r in reads if r.get("listed_files")]
-    files = f"the list of {partial[0][0]} of {partial[0][1]} files, growing" if partial else "the whole list"
+    partial = [r["listed_rows"] for r in reads if r.get("listed_rows")]
+    files = f"a list of the first {med(partial):,.0f} rows, growing" if partial else "the whole list"
     out = [
         Row(
             f"hub: first screen ({files}, facets), no download yet, {label} (read {share('list_bytes')})",

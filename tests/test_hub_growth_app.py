@@ -70,3 +70,37 @@ async def test_a_trial_asked_for_in_a_file_not_read_yet_is_opened_once_the_list_
             await until(pilot, lambda: session.growing is None, "the whole list", tries=1500)
             await until(pilot, lambda: screen.trial is not None and session.info(screen.trial).trial_name == name)
             assert not app._notifications
+
+
+async def test_a_saved_view_reopened_on_a_growing_list_is_not_saved_over_and_comes_back_whole(
+    files,  # noqa: F811
+    held,  # noqa: F811
+    monkeypatch,
+):
+    """The view saved last time (a filter and a trial in the last file) reopens on a list that has not read
+    that file: the trial is not there yet, so the view is not saved over (it would lose it), and once the
+    list is whole the trial is shown."""
+    from tracetui.data.facets import FilterState
+    from tracetui.ui.triage.labels import LabelBook
+
+    with FakeHub({REPO: files}, cdn=True) as hub:
+        use_hub(monkeypatch, hub.url)
+        held.set()
+        before = open_session(prepare([SourceSpec(REPO)], progressive=True))
+        last = len(before) - 1
+        name, model = before.info(last).trial_name, before.info(last).model
+        LabelBook(before).save_view(FilterState(selected={"model": frozenset({model})}), last)
+        before.datasets[0].discard()  # its metadata not kept: the next open reads it again
+        held.clear()
+
+        app = make_app(prepare([SourceSpec(REPO)], progressive=True), StartOptions(download=False))
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await wait_loaded(app, pilot)
+            session = app.session
+            assert session is not None and session.growing is not None
+            assert screen.state.selected == {"model": frozenset({model})} and session.find_trial(name) is None
+            await pilot.pause(1.5)  # past the view's save delay
+            held.set()
+            await until(pilot, lambda: session.growing is None, "the whole list", tries=1500)
+            await until(pilot, lambda: screen.trial is not None and session.info(screen.trial).trial_name == name)
+            assert screen.state.selected == {"model": frozenset({model})}

@@ -89,10 +89,16 @@ class TriageScreen(Screen[None]):
         self.session = session
         self._wanted = wanted
         self.labels = LabelBook(session)
-        if state is None and trial is None:  # nothing asked for: reopen where the user left these datasets
+        resumed = state is None and trial is None
+        if resumed:  # nothing asked for: reopen where the user left these datasets
             state, trial = self.labels.saved_view()
         self.set_reactive(TriageScreen.state, state or FilterState())
         self._start_trial = trial
+        self._resumed = self.state if resumed and session.growing is not None else None
+        """The view reopened while a hub dataset's list still grows: the values and trial of files not read
+        yet were left out. Not saved over while the user leaves it as it is; reopened whole once the list
+        is (`whole`)."""
+        self._first_trial: int | None = None
         self.trial_list = TrialList(session, id="trials")  # its cursor is the selected trial (also unmounted)
         self.header = InfoBar(id="header")
         self.sidebar = Sidebar(id="sidebar")
@@ -175,6 +181,7 @@ class TriageScreen(Screen[None]):
         self.watch(self, "maximized", self.status_line.recheck, init=False)
         self.watch(self, "focused", self.status_line.recheck, init=False)  # the sidebar's width follows it
         self.apply_filters(keep=self._start_trial)
+        self._first_trial = self.trial
         self.trial_list.focus()
         if self.session.notes:  # what opening skipped (bad JSON Lines lines): said once
             self.status("; ".join(self.session.notes), hold=True)
@@ -263,11 +270,21 @@ class TriageScreen(Screen[None]):
             keep = self.session.find_trial(name)
             if keep is None:
                 self.app.notify(f"No trial named {name!r}", severity="warning", markup=False)
+        if self.keeps_saved_view():  # left as it reopened: the saved view, whole now
+            state, trial = self.labels.saved_view()
+            self.set_reactive(TriageScreen.state, state or FilterState())
+            keep = trial if keep is None and self.trial == self._first_trial else keep
+        self._resumed = None
         self.apply_filters(keep=keep)  # the header's counts, no longer "so far"
         self.status_line.recheck()
         if self._whole_waits:
             self._whole_waits = False
             self._start_background()
+
+    def keeps_saved_view(self) -> bool:
+        """Whether the view saved for these datasets is not to be saved over: reopened on a list still
+        growing, and left as it is (it lacks what the list has not read yet)."""
+        return self._resumed is not None and self.state == self._resumed
 
     def facets_changed(self) -> None:
         """A part registered or changed a facet: the sidebar and the list follow."""

@@ -38,6 +38,7 @@ class LabellingHost(FeatureHost, Protocol):
     def facets_changed(self) -> None: ...
     def no_trial(self) -> None: ...
     def set_timer(self, delay: float, callback: Any) -> Timer: ...
+    def keeps_saved_view(self) -> bool: ...
 
 
 class Labelling:
@@ -121,5 +122,7 @@ class Labelling:
         self._save_timer = self.host.set_timer(SAVE_DELAY, self.save_view)
 
     def save_view(self) -> None:
+        if self.host.keeps_saved_view():
+            return
         self.labels.save_view(self.host.state, self.host.trial)
         self.report_store()

@@ -8,7 +8,7 @@ off the UI thread) and the hub dataset's metadata (`Session.ripe`, a few times a
 happens there too), and hands what it found to the UI thread, which applies it to the session and brings
 the indexes, facets and panes up to date. While work that reads the whole session runs (a search, an
 export, an index being built, a trial being fetched), changes wait for it to end. The verifier index
-waits for a growing list to be whole (`VerifierIndexing.start`), and starts then.
+waits for a growing list to be whole (`TriageScreen._start_background`), and starts then.
 """
 
 from __future__ import annotations
