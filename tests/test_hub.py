@@ -468,11 +468,12 @@ def test_a_far_hub_waits_for_few_round_trips_before_the_first_conversation(demo,
 def test_a_first_open_finds_its_connections_opened_while_it_waited(demo, serve):
     """A new connection to a far host costs two round trips (TCP, TLS) before its first request: those for
     the files' first reads are opened while the listing is on its way, and those to the CDN the hub sends
-    the files from as soon as it first does."""
+    the files from as soon as it first does. (0.4 s a request: on a loaded machine the stand-in accepted
+    only 4 of the 64 within 0.2 s of the first redirect.)"""
     from tracetui.data.connections import CDN_CONNECTIONS
 
     hub = serve({REPO: demo}, cdn=True)
-    hub.delay = 0.2
+    hub.delay = 0.4
     remote_session()
     listed = next(answered for path, _, _, answered in hub.timeline if path.startswith("/api/datasets/"))
     resolves = [answered for path, _, _, answered in hub.timeline if "/resolve/" in path and "/data/" in path]

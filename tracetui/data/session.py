@@ -181,7 +181,7 @@ class Session:
     def ripe(self) -> dict[int, Callable[[Storage], list[int] | Regrown]]:
         """Off the UI thread: the updates (for `apply`) of the datasets whose list can take the metadata
         that came in since (see `RemoteDataset.ripe`)."""
-        return {index: type(ds).grow for index, ds in enumerate(self.datasets) if ds.ripe()}
+        return {index: _grow for index, ds in enumerate(self.datasets) if ds.ripe()}
 
     @property
     def remote(self) -> list[int]:
@@ -320,6 +320,10 @@ class Session:
                 if len(hits):
                     return int(hits[0])
         return None
+
+
+def _grow(storage: Storage) -> list[int] | Regrown:
+    return storage.grow()
 
 
 def _unique_names(names: list[str]) -> list[str]:
