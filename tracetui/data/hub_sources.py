@@ -124,7 +124,8 @@ def _open_remote(source: ResolvedSource, folder: Path, progress: Progress, cache
     """The remote dataset (its metadata kept in `folder`), or None after downloading the files when they
     cannot be read remotely."""
     from .hub import download
-    from .remote import NotRemote, RemoteDataset
+    from .hub_metadata import NotRemote
+    from .remote import RemoteDataset
 
     files = _files(source)
     try:

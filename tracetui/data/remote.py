@@ -29,6 +29,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..paths import write_atomically
+from . import hub_metadata
 from .cache import read_kept
 from .cache_folders import WorkFolder, kept, release, remove, unwritable
 from .compute import pc
@@ -36,7 +37,7 @@ from .convert import data_batch
 from .dataset import NotFetched, Piece, Storage
 from .errors import SourceError, Unreachable
 from .group_cache import GroupCache, write_table
-from .hub_metadata import PARTIAL_AFTER, Layout, MetadataReading, NotRemote, Snapshot, one_batch
+from .hub_metadata import Layout, MetadataReading, NotRemote, Snapshot, one_batch
 from .hub_reads import read_row_group
 from .lru import LRU
 from .sources import HubFiles, Progress, ResolvedSource
@@ -44,8 +45,6 @@ from .threads import ahead, parallel
 from .trial_ids import Regrown, moved_trials
 from .trials import Trials, group_rows
 from .utf8 import valid_utf8
-
-__all__ = ["NotRemote", "RemoteDataset"]
 
 LOADED = 64
 """Row groups kept mapped at once per dataset (the ones used last)."""
@@ -76,7 +75,8 @@ class Growth:
     work: WorkFolder
     target: Path
     limit: int | None
-    pending: tuple[Snapshot, Trials] | None = None
+    pending: tuple[Snapshot, Trials, Regrown | None] | None = None
+    """What came in, its trials, and where the trials shown went in them (None: they cannot keep their ids)."""
     failed: str | None = None
     stuck: bool = False
     """Its trials grouped differently with more files in: the list stays, the folder is still kept once whole."""
@@ -125,7 +125,7 @@ class RemoteDataset(Storage):
     ) -> RemoteDataset:
         """Open `source` (its `hub` files) remotely from `folder`, reading its metadata over HTTP into it
         unless a previous open kept it; `limit` bounds the cache (see `cache_folders`). When the metadata
-        takes longer than PARTIAL_AFTER, the dataset opens on the files read so far and goes on reading
+        takes longer than `hub_metadata.PARTIAL_AFTER`, the dataset opens on the files read so far and goes on reading
         the others (`growing`; `complete` waits for them).
 
         Raises NotRemote when its files cannot be read remotely, SourceError when the hub stops answering.
@@ -138,7 +138,7 @@ class RemoteDataset(Storage):
             raise unwritable(exc) from None
         reading = MetadataReading(hub, work.path, progress)
         try:
-            if reading.wait(PARTIAL_AFTER):
+            if reading.wait(hub_metadata.PARTIAL_AFTER):  # read when called: tests set it
                 work.finish(folder, source.dataset_id, source.origin, reading.names(), limit)
                 return cls(source, hub, folder, GroupCache(limit))
             growth = Growth(reading, work, folder, limit)
@@ -157,7 +157,8 @@ class RemoteDataset(Storage):
 
     def ripe(self) -> bool:
         """Off the UI thread: whether the list should take what came in since (the rows grew by GROW_BY,
-        every file is in, or the reading failed), made ready for `grow` if so."""
+        every file is in, or the reading failed), made ready for `grow` if so (grouped, and the trials shown
+        found in the new grouping: `grow` only swaps it in)."""
         growth = self._growth
         if growth is None or growth.pending is not None or growth.failed is not None:
             return growth is not None
@@ -169,7 +170,8 @@ class RemoteDataset(Storage):
         except (SourceError, Unreachable, NotRemote) as exc:
             growth.failed = str(exc)
             return True
-        growth.pending = (snapshot, group_rows(snapshot.meta))
+        trials = group_rows(snapshot.meta)
+        growth.pending = (snapshot, trials, moved_trials(self.group(), trials))
         return True
 
     def complete(self) -> None:
@@ -195,7 +197,7 @@ class RemoteDataset(Storage):
         (`Regrown`: where each one went, which changed); once every file is in, the folder is sealed and
         renamed into place and the metadata mapped from it, on the keeper thread (`kept` waits for it)."""
         growth = self._growth
-        count = len(self.group().episodes)
+        count = len(self.group())
         unchanged = Regrown(np.arange(count), np.zeros(0, np.int64), count)
         if growth is None:
             return unchanged
@@ -206,8 +208,7 @@ class RemoteDataset(Storage):
             return unchanged
         if growth.pending is None:
             return unchanged
-        (snapshot, trials), growth.pending = growth.pending, None
-        regrown = moved_trials(self.group(), trials)
+        (snapshot, trials, regrown), growth.pending = growth.pending, None
         if regrown is not None:
             self._take(snapshot, trials)
         elif not growth.stuck:
