@@ -193,7 +193,7 @@ def slow_headers(monkeypatch):
     delay them on a first open), with HF_TOKEN set: what a logged-in user's requests carry."""
     import huggingface_hub.utils
 
-    from tracetui.data import hub_reads
+    from tracetui.data import connections
 
     built = threading.Event()
     build = huggingface_hub.utils.build_hf_headers
@@ -204,7 +204,7 @@ def slow_headers(monkeypatch):
 
     monkeypatch.setenv("HF_TOKEN", "hf_secret")
     monkeypatch.setattr(huggingface_hub.utils, "build_hf_headers", slow)
-    monkeypatch.setattr(hub_reads, "_HEADERS", (float("-inf"), {}))
+    monkeypatch.setattr(connections, "_HEADERS", (float("-inf"), {}))
     return built
 
 
@@ -249,10 +249,10 @@ def test_a_files_reads_go_to_its_cdn_link_and_the_hub_is_asked_once_per_file(big
     first read asks the hub (a far hub's round trip, and one of the few thousand resolves it allows in 5
     minutes); the others go straight to the link, without the user's token; a link that has expired is
     asked of the hub again."""
-    from tracetui.data import hub_reads
+    from tracetui.data import connections
 
     monkeypatch.setenv("HF_TOKEN", "hf_secret")
-    monkeypatch.setattr(hub_reads, "_HEADERS", (float("-inf"), {}))
+    monkeypatch.setattr(connections, "_HEADERS", (float("-inf"), {}))
     hub = serve({REPO: big}, cdn=True)
     shards = sorted(name for name in hub.repos[REPO].files if name.endswith(".parquet"))
     resolves = {f"/datasets/{REPO}/resolve/{hub.repos[REPO].sha}/{name}": name for name in shards}
@@ -545,6 +545,33 @@ def test_a_reopen_opens_no_connection_ahead(demo, serve, monkeypatch):
     assert asked_ahead(hub, [SourceSpec(REPO)], 1) == [(f"/api/datasets/{REPO}", None)]
     time.sleep(0.2)
     assert [url for url, _ in hub.opened] == [hub.url]  # the listing's own
+
+
+def test_a_first_open_builds_the_users_headers_while_its_listing_is_on_the_way(demo, serve, monkeypatch):
+    """The footers of a first open are read as the user, once the listing is in: huggingface_hub's headers
+    (~0.1 s of imports) are built from the moment the listing is asked for, not when the first footer
+    asks for them. A reopen, whose first screen needs the listing alone, leaves them for later."""
+    import huggingface_hub.utils
+
+    built = threading.Event()
+    build = huggingface_hub.utils.build_hf_headers
+
+    def noted(*args, **kwargs):
+        built.set()
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(huggingface_hub.utils, "build_hf_headers", noted)
+    monkeypatch.setattr(connections, "_HEADERS", (float("-inf"), {}))
+    hub = serve({REPO: demo})
+    asked_ahead(hub, [SourceSpec(REPO)], 2)
+    assert built.wait(5)
+    assert not any(byte_range for _, _, byte_range in hub.requests)  # before any file was read
+
+    remote_session()  # its card kept: the next open is a reopen
+    monkeypatch.setattr(connections, "_HEADERS", (float("-inf"), {}))
+    built.clear()
+    asked_ahead(hub, [SourceSpec(REPO)], 1)
+    assert not built.wait(0.3)
 
 
 def test_an_hf_path_is_asked_for_at_its_revision_and_other_sources_not_at_all(demo, serve):

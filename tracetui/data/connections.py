@@ -1,5 +1,6 @@
 """Our own kept-alive HTTP/1.1 connections to the hub and its CDN (`CONNECTIONS`), opened ahead of the
-requests that will want them, and whether the hub may be asked at all (`offline`).
+requests that will want them, the headers that send the user's token (`hub_headers`), and whether the hub
+may be asked at all (`offline`).
 
 Imported before the app's modules when a source names a hub dataset (`hub_ahead`, from `cli`): a far
 host costs a new connection two round trips (TCP, then TLS) before its first request, which are paid
@@ -17,6 +18,7 @@ import os
 import platform
 import ssl
 import threading
+import time
 from collections.abc import Mapping
 from concurrent.futures import Future
 from typing import cast
@@ -72,6 +74,56 @@ def tls_context() -> ssl.SSLContext:
         with contextlib.suppress(ImportError, AttributeError):
             return cast(ssl.SSLContext, importlib.import_module(library).create_ssl_context())
     return ssl.create_default_context()
+
+
+_HEADERS: tuple[float, dict[str, str]] = (float("-inf"), {})
+HEADERS_FOR = 10.0
+"""Seconds the hub headers (token, user agent) are reused: building them reads the token file."""
+_BUILDING: Future[dict[str, str]] | None = None
+_HEADERS_LOCK = threading.Lock()
+
+
+def hub_headers() -> dict[str, str]:
+    """The headers of a request as the user (their token): made in the last HEADERS_FOR seconds, else built
+    (waiting for the build under way)."""
+    fresh = fresh_headers()
+    return fresh if fresh is not None else headers_built().result()
+
+
+def fresh_headers() -> dict[str, str] | None:
+    """The headers made in the last HEADERS_FOR seconds, else None; no lock: every range read asks."""
+    made, headers = _HEADERS
+    return headers if time.monotonic() - made <= HEADERS_FOR else None
+
+
+def headers_built() -> Future[dict[str, str]]:
+    """huggingface_hub's headers (its token, OIDC and OAuth refresh included), built on a thread of their
+    own, once for every thread that asks meanwhile (`build_hf_headers` imports most of huggingface_hub:
+    ~0.15 s on the way to the first screen)."""
+    global _BUILDING
+    with _HEADERS_LOCK:
+        fresh = fresh_headers()
+        if fresh is not None:  # made while this thread waited for the lock
+            ready: Future[dict[str, str]] = Future()
+            ready.set_result(fresh)
+            return ready
+        if _BUILDING is None:
+            _BUILDING = detached(_build_headers, "tracetui-headers")
+        return _BUILDING
+
+
+def _build_headers() -> dict[str, str]:
+    global _HEADERS, _BUILDING
+    try:
+        from huggingface_hub.utils import build_hf_headers
+
+        headers = build_hf_headers()
+        with _HEADERS_LOCK:
+            _HEADERS = time.monotonic(), headers
+        return headers
+    finally:
+        with _HEADERS_LOCK:
+            _BUILDING = None
 
 
 @functools.cache

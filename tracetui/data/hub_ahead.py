@@ -107,8 +107,14 @@ def ask_ahead(specs: Iterable[SourceSpec]) -> None:
     hub dataset, and on a first open for its card, with connections to the hub and its CDN opened for
     the files' reads (`connect_to_hub`); unless offline. A reopen asks for the listing alone before its
     first screen, on a connection of its own: nothing is opened ahead for it (a TLS handshake each). A
-    private repo's answer is a refusal, asked again with the token by the request that takes it."""
-    from .connections import ANONYMOUS, CONNECTIONS, connect_to_hub, offline  # a local open never needs them
+    private repo's answer is a refusal, asked again with the token by the request that takes it.
+
+    A first open reads every file's footer and short columns before its list, as the user (their token)
+    and decoded with pyarrow's kernels: huggingface_hub's headers are built and the kernels imported
+    meanwhile, on threads of their own (~0.2 s of work that the footers' reads would otherwise wait for
+    once the listing is in)."""
+    from .compute import load_soon
+    from .connections import ANONYMOUS, CONNECTIONS, connect_to_hub, headers_built, offline
 
     datasets = [named for named in map(_hub_dataset, specs) if named is not None]
     if not datasets or offline():
@@ -116,6 +122,8 @@ def ask_ahead(specs: Iterable[SourceSpec]) -> None:
     first = [not card_known(repo_id, revision) for repo_id, revision in datasets]
     if any(first):
         connect_to_hub()
+        headers_built()
+        load_soon()
     for (repo_id, revision), unknown in zip(datasets, first):
         CONNECTIONS.ahead(listing_url(repo_id, revision), ANONYMOUS, FAILOVER_SECONDS)
         if unknown:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import mmap
 import statistics
-import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -26,11 +25,11 @@ from typing import TypeVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .connections import ANONYMOUS, CONNECTIONS, READ_TIMEOUT, proxied
+from .connections import ANONYMOUS, CONNECTIONS, READ_TIMEOUT, fresh_headers, headers_built, hub_headers, proxied
 from .errors import SourceError, Unreachable, first_line
 from .hub_ahead import file_url
 from .sources import HubFiles
-from .threads import DaemonPool, detached
+from .threads import DaemonPool
 
 T = TypeVar("T")
 
@@ -60,7 +59,7 @@ def get_range(url: str, start: int, end: int) -> bytes:
 
     if constants.is_offline_mode():
         raise Unreachable(f"cannot reach {url}: offline mode is enabled (HF_HUB_OFFLINE)")
-    headers = {**_hub_headers(), "Range": f"bytes={start}-{end - 1}"}
+    headers = {**hub_headers(), "Range": f"bytes={start}-{end - 1}"}
     attempts = 2
     for attempt in range(1, attempts + 1):
         try:
@@ -77,54 +76,6 @@ def get_range(url: str, start: int, end: int) -> bytes:
             raise Unreachable(failure)
         time.sleep(0.5)
     raise AssertionError("not reached")
-
-
-_HEADERS: tuple[float, dict[str, str]] = (float("-inf"), {})
-HEADERS_FOR = 10.0
-"""Seconds the hub headers (token, user agent) are reused: building them reads the token file."""
-_BUILDING: Future[dict[str, str]] | None = None
-_HEADERS_LOCK = threading.Lock()
-
-
-def _hub_headers() -> dict[str, str]:
-    fresh = _fresh_headers()
-    return fresh if fresh is not None else _headers_built().result()
-
-
-def _fresh_headers() -> dict[str, str] | None:
-    """The headers made in the last HEADERS_FOR seconds, else None; no lock: every range read asks."""
-    made, headers = _HEADERS
-    return headers if time.monotonic() - made <= HEADERS_FOR else None
-
-
-def _headers_built() -> Future[dict[str, str]]:
-    """huggingface_hub's headers (its token, OIDC and OAuth refresh included), built on a thread of their
-    own, once for every thread that asks meanwhile (`build_hf_headers` imports most of huggingface_hub:
-    ~0.15 s on the way to the first screen)."""
-    global _BUILDING
-    with _HEADERS_LOCK:
-        fresh = _fresh_headers()
-        if fresh is not None:  # made while this thread waited for the lock
-            ready: Future[dict[str, str]] = Future()
-            ready.set_result(fresh)
-            return ready
-        if _BUILDING is None:
-            _BUILDING = detached(_build_headers, "tracetui-headers")
-        return _BUILDING
-
-
-def _build_headers() -> dict[str, str]:
-    global _HEADERS, _BUILDING
-    try:
-        from huggingface_hub.utils import build_hf_headers
-
-        headers = build_hf_headers()
-        with _HEADERS_LOCK:
-            _HEADERS = time.monotonic(), headers
-        return headers
-    finally:
-        with _HEADERS_LOCK:
-            _BUILDING = None
 
 
 def _get(url: str, headers: dict[str, str]) -> bytes:
@@ -157,7 +108,7 @@ def hub_get(url: str, timeout: float, missing_ok: bool = False) -> tuple[Mapping
             anonymous = early.result(timeout)
         except FutureTimeout:
             raise TimeoutError(f"no answer from the hub in {timeout:.0f} s") from None
-    elif _fresh_headers() is None and not proxied() and not _headers_built().done():
+    elif fresh_headers() is None and not proxied() and not headers_built().done():
         anonymous = CONNECTIONS.answer(url, ANONYMOUS, timeout)
     if anonymous is not None:
         status, answered, body = anonymous
@@ -165,7 +116,7 @@ def hub_get(url: str, timeout: float, missing_ok: bool = False) -> tuple[Mapping
             return answered, body
         if status == 404 and missing_ok and answered.get("x-error-code") == "EntryNotFound":
             return None  # the repo answered: it has no such file (a private repo answers 401)
-    headers = _hub_headers()
+    headers = hub_headers()
     if not proxied():
         status, answered, body = CONNECTIONS.answer(url, headers, timeout)
         if status < 300:
