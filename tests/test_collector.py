@@ -39,13 +39,14 @@ def collector_state():
     (gc.enable if enabled else gc.disable)()
 
 
-def test_the_first_frame_makes_full_collections_rare(collector_state):
+def test_the_first_frame_makes_young_and_full_collections_rare(collector_state):
     gc.set_threshold(700, 10, 10)
     with collector.held_until_first_frame():
         assert not gc.isenabled()
         collector.resume()
         assert gc.isenabled()
-    assert gc.get_threshold() == (700, 10, collector.FULL_EVERY)
+    assert gc.get_threshold() == (collector.YOUNG_EVERY, 10, collector.FULL_EVERY)
+    assert collector.YOUNG_EVERY > 700 and collector.FULL_EVERY > 10
 
 
 def test_a_collection_at_rest_frees_old_cycles_once(collector_state):
