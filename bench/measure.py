@@ -197,7 +197,8 @@ def dataset_bytes(data: Data) -> int:
 def _remote(data: Data, server: HubServer, mode: str, *args: str, hosts: str | None = None, opens: int = 1) -> dict:
     """A `bench.remote` child on fresh caches (a first open), but for `hosts`: what an open before it
     remembered of the hub (`hub_hosts`; its `hub_hosts` result). With `opens`, that many children one after
-    the other on the same caches, the last one measured (a reopen). Its times made relative to its spawn."""
+    the other on the same caches, the last one measured (a reopen; those before it stay until the list is
+    whole and kept, `first --whole`). Its times made relative to its spawn."""
     scratch = Path(tempfile.mkdtemp(prefix="remote-", dir=data.cache.parent))
     env = data.env(scratch / "cache")
     env.update(HF_ENDPOINT=server.url, HF_HOME=str(scratch / "hf"), HF_HUB_DISABLE_PROGRESS_BARS="1")
@@ -208,9 +209,10 @@ def _remote(data: Data, server: HubServer, mode: str, *args: str, hosts: str | N
         remembered.parent.mkdir(parents=True)
         remembered.write_text(hosts)
     try:
-        for _ in range(opens):
+        for count in range(opens, 0, -1):
             began = time.monotonic()
-            result = probe("remote", [mode, repo_id(data), *args], env, timeout=3600)
+            whole = ["--whole"] if count > 1 else []
+            result = probe("remote", [mode, repo_id(data), *args, *whole], env, timeout=3600)
         result["hub_hosts"] = remembered.read_text() if remembered.exists() else None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -135,10 +135,11 @@ async def read(repo: str, toggle_count: int, switch_count: int) -> dict:
     return out
 
 
-def first(repo: str) -> dict:
+def first(repo: str, whole: bool = False) -> dict:
     """`tracetui REPO --no-download` through its command line, as the local first screen is timed (the
     app's process as users get it: e.g. pyarrow kept from importing pandas); it quits once the first
-    conversation is painted."""
+    conversation is painted, or with `whole` once the list is whole and its metadata kept (an open that
+    a reopen follows: one that quits while the list grows keeps nothing, and the next open reads it all)."""
     from .apps import run_cli_headless
     from .frames import FrameWatcher
     from .probes import triage_shown
@@ -156,7 +157,10 @@ def first(repo: str) -> dict:
                     out.update(list_at=time.monotonic(), list_bytes=served(), list_memory=snapshot())
             elif ConversationView in frame.texted and app.screen.conversation.messages and "conversation_at" not in out:
                 out.update(conversation_at=time.monotonic(), conversation_bytes=served())
-                app.exit()
+                if whole:
+                    app.set_interval(0.05, lambda: kept(app))
+                else:
+                    app.exit()
 
         watcher.on_frame.append(check)
         watcher.install(app)
@@ -168,6 +172,14 @@ def first(repo: str) -> dict:
         list_in_a_row=stats(out["list_at"])["in_a_row"], conversation_in_a_row=stats(out["conversation_at"])["in_a_row"]
     )
     return out
+
+
+def kept(app) -> None:
+    """Quit once the session's list is whole and its metadata kept on disk."""
+    if app.session.growing is None:
+        for dataset in app.session.datasets:
+            dataset.kept()  # a hub dataset's (this probe opens nothing else)
+        app.exit()
 
 
 async def download(repo: str) -> dict:
@@ -198,11 +210,12 @@ def main() -> None:
     parser.add_argument("repo")
     parser.add_argument("--toggles", type=int, default=30)
     parser.add_argument("--switches", type=int, default=10)
+    parser.add_argument("--whole", action="store_true", help="first: quit once the list is whole and kept")
     args = parser.parse_args()
     if args.mode == "read":
         report(**asyncio.run(read(args.repo, args.toggles, args.switches)))
     elif args.mode == "first":
-        report(**first(args.repo))
+        report(**first(args.repo, args.whole))
     else:
         report(**asyncio.run(download(args.repo)))
 
