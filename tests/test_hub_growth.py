@@ -5,13 +5,16 @@ it was with one line. The hub's later files are held back at will (`held`), so e
 from __future__ import annotations
 
 import logging
+import os
+import shutil
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tracetui.data import hub_metadata, hub_reads
+from tracetui.data import cache_folders, hub_metadata, hub_reads
 from tracetui.data.cache_folders import entries
 from tracetui.data.errors import Unreachable
 from tracetui.data.session import Session, open_session, prepare
@@ -173,3 +176,88 @@ def test_a_list_whose_trials_group_differently_stays_and_is_kept_once_whole(file
     assert [entry.kind for entry in entries()].count("remote") == 1
     again = opened()
     assert again.num_rows == 2_400 and again.growing is None
+
+
+def cut_short(session: Session) -> Path:
+    """What the app's end does to a list still growing: nothing more is read, and the work folder's lock
+    goes with the process (made old enough not to be one a live process has just made); the folder."""
+    growth = session.datasets[0]._growth
+    assert growth is not None
+    growth.reading.stop()
+    growth.work._unlock()
+    old = time.time() - 2 * cache_folders.WORK_GRACE
+    os.utime(growth.work.path, (old, old))
+    return growth.work.path
+
+
+def range_reads(hub, shard: str) -> int:
+    return sum(1 for _, path, byte_range in hub.requests if byte_range and shard in path)
+
+
+def test_an_open_cut_short_while_its_list_grows_is_gone_on_from_by_the_next(files, serve, held):
+    """The app quits while its list grows: the next open takes the files the first one read (their footers
+    and rows, kept as they came in), asks the hub for the others only, and lists what a whole read lists."""
+    hub = serve({REPO: files})
+    first = opened()
+    assert first.growing == (1, 4)
+    left = cut_short(first)
+    assert sorted(p.name for p in left.iterdir() if p.is_file()) == ["footer-0.bin", "meta-0.arrow"]
+
+    hub.reset_counts()
+    held.set()
+    session = opened()
+    grown(session)
+    assert range_reads(hub, "-00000-") == 0 and range_reads(hub, "-00003-") > 0
+    assert not left.exists()  # taken over: renamed for this process, then sealed into place
+    whole = open_session(prepare([SourceSpec(str(files))]))
+    assert sorted(trial_key(session, t) for t in range(len(session))) == sorted(
+        trial_key(whole, t) for t in range(len(whole))
+    )
+    assert session.fetch(0).messages
+    session.datasets[0].kept()
+    assert [entry.kind for entry in entries()].count("remote") == 1
+    kept = next(entry.folder for entry in entries() if entry.kind == "remote")
+    assert not list(kept.glob("meta-*.arrow"))  # in meta.arrow: not kept twice
+
+
+def test_rows_left_damaged_by_an_open_cut_short_are_read_again(files, serve, held):
+    hub = serve({REPO: files})
+    left = cut_short(opened())
+    (left / "meta-0.arrow").write_bytes(b"not arrow")
+    hub.reset_counts()
+    held.set()
+    session = opened(partial=False)
+    assert range_reads(hub, "-00000-") > 0
+    whole = open_session(prepare([SourceSpec(str(files))]))
+    assert len(session) == len(whole) and session.num_rows == whole.num_rows
+
+
+def test_what_an_open_cut_short_left_is_swept_once_old_or_kept_and_cleared_with_the_cache(
+    files, serve, held, monkeypatch
+):
+    """Kept for the next open to go on from, but not for ever: gone after RESUMABLE_FOR, once the dataset
+    is kept whole by another open, and with `tracetui cache clear`."""
+    serve({REPO: files})
+    left = cut_short(opened())
+
+    def swept(folder: Path) -> bool:
+        monkeypatch.setattr(cache_folders, "_swept", set())
+        cache_folders.sweep()
+        return not folder.exists()
+
+    assert not swept(left)
+    old = time.time() - cache_folders.RESUMABLE_FOR - 60
+    os.utime(left, (old, old))
+    assert swept(left)
+
+    left = cut_short(opened())
+    cache_folders.clear()
+    assert not left.exists()
+
+    left = cut_short(opened())
+    other = left.with_name(left.name + "x")  # another open of the same dataset cut short
+    shutil.copytree(left, other)
+    os.utime(other, (time.time() - 3600,) * 2)
+    held.set()
+    opened(partial=False).datasets[0].kept()  # goes on from the most recent, and is kept whole
+    assert not left.exists() and swept(other)

@@ -16,7 +16,10 @@ file at a time, so they have no manifest; held and listed like the others).
   (`cache.read_kept`).
 - Nothing open is removed: a process holds every folder it opened (a shared `flock` on it) until it
   exits, and removing one takes the exclusive lock. A work folder is locked by its writer: one whose
-  lock is free was left by a process that died (kill -9, a crash) and is swept at the next start.
+  lock is free was left by a process that died (kill -9, a crash) and is swept at the next start, but
+  for the metadata of a hub dataset read in part (the app quit while its list grew): the next open of
+  that dataset takes it over and reads only the files it lacks (`WorkFolder.left_for`); the sweep
+  removes it once the dataset's folder is kept or after RESUMABLE_FOR, and `tracetui cache clear` with it.
 - Bounded: once a folder is complete, the older ones of its origin (the same repo or path, split and
   revision asked for) are removed; and the whole cache stays under one size bound (`--cache-size`, the
   config's `cache_size`, else half of what the cache could take on its disk), the least recently used
@@ -53,6 +56,9 @@ WORK_PREFIXES = (".converting-", ".remote-", ".damaged-")
 """Folders being written (or put aside as damaged), never opened as they are."""
 WORK_GRACE = 10.0
 """Seconds a new work folder of a live process may go without its lock (between being made and locked)."""
+RESUMABLE_FOR = 2 * 24 * 3600.0
+"""Seconds the part of a hub dataset's metadata that an open read before it was cut short is kept for the
+next open to go on from (its work folder's age: the last file it took)."""
 MIN_DEFAULT = 1 << 30
 _FOLDER = re.compile(r"^[0-9a-f]{24}(\.remote)?$")
 _held: dict[Path, int] = {}
@@ -229,17 +235,47 @@ def put_aside(folder: Path) -> None:
 class WorkFolder:
     """A new folder in the cache to write into, locked while it is written (a process that dies leaves it
     unlocked, for `sweep`): sealed and renamed into place by `finish`, else removed by `abandon`. Made and
-    finished on different threads when a dataset is read from the hub while its metadata still comes in."""
+    finished on different threads when a dataset is read from the hub while its metadata still comes in.
+    One made for a `target` is named for it, for the next open of that target to go on from
+    (`left_for`) should this one be cut short."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, target: Path | None = None) -> None:
         root = cache_dir()
         root.mkdir(parents=True, exist_ok=True)
-        prefix = ".converting-" if kind == "conversion" else ".remote-"
         self.kind = kind
-        self.path = Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=root))
+        self.path = Path(tempfile.mkdtemp(prefix=_work_prefix(kind, target), dir=root))
         self._descriptor: int | None = os.open(self.path, os.O_RDONLY)
         if fcntl is not None:
             fcntl.flock(self._descriptor, fcntl.LOCK_EX)
+
+    @classmethod
+    def left_for(cls, kind: str, target: Path) -> WorkFolder | None:
+        """The work folder for `target` that an open cut short left (its process gone: its lock free), taken
+        over (locked, and renamed for this process), the most recent first; None when there is none."""
+        if fcntl is None:
+            return None
+        for left in sorted(_left_for(kind, target), key=_age):
+            if _owner_alive(left):  # just made by a live process, not locked yet
+                continue
+            try:
+                descriptor = os.open(left, os.O_RDONLY)
+            except OSError:
+                continue
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:  # its process still writes it
+                os.close(descriptor)
+                continue
+            mine = left.with_name(_work_prefix(kind, target) + os.urandom(4).hex())  # this process's name
+            try:
+                os.rename(left, mine)
+            except OSError:
+                os.close(descriptor)
+                raise
+            work = cls.__new__(cls)
+            work.kind, work.path, work._descriptor = kind, mine, descriptor
+            return work
+        return None
 
     def finish(
         self, target: Path, source: str, origin: tuple[str, ...], names: list[str], cache_size: int | None
@@ -313,6 +349,37 @@ def kept_or_made(
         work.abandon()
 
 
+def _work_prefix(kind: str, target: Path | None) -> str:
+    prefix = ".converting-" if kind == "conversion" else ".remote-"
+    return f"{prefix}{os.getpid()}-" + (f"{target.name}-" if target is not None else "")
+
+
+def _left_for(kind: str, target: Path) -> list[Path]:
+    """The work folders of `kind` named for `target` (see `WorkFolder`)."""
+    prefix = _work_prefix(kind, None).split("-")[0]
+    try:
+        return [p for p in target.parent.glob(f"{prefix}-*-{target.name}-*") if p.is_dir()]
+    except OSError:
+        return []
+
+
+def _age(folder: Path) -> float:
+    """Seconds since `folder` last changed (a file added to it); infinite when it is gone."""
+    try:
+        return time.time() - folder.stat().st_mtime
+    except OSError:
+        return float("inf")
+
+
+def _resumable(work: Path) -> bool:
+    """Whether a work folder nobody writes holds part of a hub dataset's metadata for its next open to go
+    on from: named for a target not kept yet, and younger than RESUMABLE_FOR."""
+    parts = work.name.split("-")
+    if not work.name.startswith(".remote-") or len(parts) < 4 or not _FOLDER.match(parts[2]):
+        return False
+    return sound(work.parent / parts[2]) is None and _age(work) < RESUMABLE_FOR
+
+
 def unwritable(exc: OSError) -> SourceError:
     """The one line said when the cache cannot be written."""
     return SourceError(
@@ -342,7 +409,7 @@ def sweep() -> None:
     except OSError:
         return
     for work in candidates:
-        if work.name.startswith(".damaged-") or not _owner_alive(work):
+        if work.name.startswith(".damaged-") or not (_owner_alive(work) or _resumable(work)):
             remove(work)
 
 
@@ -520,6 +587,9 @@ def clear(source: str | None = None) -> tuple[list[Entry], list[Entry]]:
         (removed if remove(entry.folder) else kept).append(entry)
     if source is None:
         shutil.rmtree(cache_dir() / "layouts", ignore_errors=True)
+        for left in cache_dir().glob(".remote-*"):  # hub metadata read in part, nobody writing it
+            if left.is_dir() and not _owner_alive(left):
+                remove(left)
     return removed, kept
 
 

@@ -6,6 +6,9 @@ shared cores), and its first files are enough for a first screen: `MetadataReadi
 every file is in or, when the caller takes a partial list, once PARTIAL_AFTER seconds have passed; the
 reading goes on, and `snapshot` gives what came in since, for the list to grow (`remote.RemoteDataset.grow`).
 The folder is sealed and renamed into place only once every file is in (a reopen then reads nothing).
+Each file's rows are written to the folder as they come in (`meta-N.arrow`, beside its footer): an open
+cut short (the app quit while its list grew) leaves them, and the next one, given that folder
+(`cache_folders.WorkFolder.left_for`), takes them and reads only the files after them.
 """
 
 from __future__ import annotations
@@ -21,9 +24,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..paths import write_atomically
 from .compute import pc
 from .convert import CONVERSATION_COLUMNS, META_COLUMNS, meta_batch, meta_table, write_meta
 from .errors import SourceError
+from .group_cache import write_table
 from .heap import give_back
 from .hub_reads import described, read_columns
 from .sources import HubFiles, Progress
@@ -133,11 +138,14 @@ class MetadataReading:
             self._lock.notify_all()
 
     def _read(self) -> None:
-        """Footers, then each file's short columns and roles; the footers written to the folder as they come,
-        the metadata file once every file is in."""
+        """Footers, then each file's short columns and roles, from the first file the folder lacks; each
+        file's footer and rows written to the folder as they come, the metadata file once every file is in."""
         hub = self.hub
         self.report(0.0, f"reading {self.total} parquet footers over the network")
         layouts: list[Layout] = []
+        taken = self._take_left()
+        if self._layout is not None:  # files taken: the others are to be laid out as they are
+            layouts.append(self._layout)
 
         def columns(number: int, footer: pq.FileMetaData) -> tuple[str, ...]:
             layout = layout_of(footer, hub.paths[number])
@@ -151,21 +159,12 @@ class MetadataReading:
             return meta_batch(batch, _estimated_sizes(batch, footer, layouts[0]), number)
 
         reported = time.monotonic()
-        for number, tail, footer, batch in read_columns(hub, columns, FILES_AHEAD, rows_of):
+        for number, tail, footer, batch in read_columns(hub, columns, FILES_AHEAD, rows_of, taken):
             if self._stopped:
                 return
             (self.folder / f"footer-{number}.bin").write_bytes(tail)
-            groups, start = [], self._rows
-            for index in range(footer.num_row_groups):
-                rows = footer.row_group(index).num_rows
-                groups.append([number, index, start, rows])
-                start += rows
-            with self._lock:
-                self._batches.append(batch)
-                self._groups.extend(groups)
-                self._rows = start
-                self._layout = layouts[0]
-                self._lock.notify_all()
+            self._keep(number, batch)
+            self._add(number, footer, batch, layouts[0])
             if number % TRIM_EVERY == TRIM_EVERY - 1:
                 give_back()
             if time.monotonic() - reported >= REPORT_EVERY:
@@ -177,11 +176,66 @@ class MetadataReading:
         write_meta(
             self.folder / "meta.arrow", list(self._batches), _manifest(hub, self._rows, self._groups, self._layout)
         )
+        for number in range(self.total):  # in meta.arrow now
+            (self.folder / f"meta-{number}.arrow").unlink(missing_ok=True)
         give_back()  # what the reader and decoder threads freed: else held for the whole session
+
+    def _keep(self, number: int, batch: pa.RecordBatch) -> None:
+        """File `number`'s rows in the folder, for an open that goes on from this one should it be cut short."""
+        write_atomically(self.folder / f"meta-{number}.arrow", lambda path: write_table(path, pa.table(batch)))
+
+    def _add(self, number: int, footer: pq.FileMetaData, batch: pa.RecordBatch, layout: Layout) -> None:
+        """File `number` is in: its rows (and row groups) follow those of the files before it."""
+        groups, start = [], self._rows
+        for index in range(footer.num_row_groups):
+            rows = footer.row_group(index).num_rows
+            groups.append([number, index, start, rows])
+            start += rows
+        with self._lock:
+            self._batches.append(batch)
+            self._groups.extend(groups)
+            self._rows = start
+            self._layout = layout
+            self._lock.notify_all()
+
+    def _take_left(self) -> int:
+        """The files an open cut short left in the folder (each one's footer and rows, in order from the
+        first; one that does not read ends them, and it and the files after it go), taken as read; how many."""
+        taken = 0
+        for number in range(self.total):
+            try:
+                footer = pq.read_metadata(pa.BufferReader((self.folder / f"footer-{number}.bin").read_bytes()))
+                with pa.OSFile(str(self.folder / f"meta-{number}.arrow")) as source:  # read in: the file goes
+                    batch = one_batch(pa.ipc.open_file(source).read_all())
+                layout = layout_of(footer, self.hub.paths[number])
+            except (OSError, ValueError, pa.ArrowException, SourceError):
+                break
+            if taken and layout != self._layout:
+                break
+            self._add(number, footer, batch, layout)
+            taken += 1
+        for left in self.folder.iterdir():  # what was written after them, or half written
+            if _read_here(left.name) and not _taken(left.name, taken):
+                left.unlink(missing_ok=True)
+        return taken
 
     def names(self) -> list[str]:
         """The files to seal once every file is in."""
         return [*(f"footer-{number}.bin" for number in range(self.total)), "meta.arrow"]
+
+
+def _read_here(name: str) -> bool:
+    """Whether `name` is a file this reading writes (a footer, a file's rows, one being written)."""
+    return name.startswith(("footer-", "meta-")) or (name.startswith(".") and name.endswith(".tmp"))
+
+
+def _taken(name: str, count: int) -> bool:
+    """Whether `name` is a footer or the rows of one of the first `count` files."""
+    for prefix, suffix in (("footer-", ".bin"), ("meta-", ".arrow")):
+        number = name.removeprefix(prefix).removesuffix(suffix)
+        if name.startswith(prefix) and name.endswith(suffix) and number.isdigit() and int(number) < count:
+            return True
+    return False
 
 
 def _manifest(hub: HubFiles, rows: int, groups: list[list[int]], layout: Layout) -> dict[str, Any]:

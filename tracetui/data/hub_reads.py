@@ -312,10 +312,11 @@ def read_columns(
     columns: Callable[[int, pq.FileMetaData], Sequence[str]],
     ahead: int,
     finish: Callable[[int, pq.FileMetaData, pa.Table], T],
+    first: int = 0,
 ) -> Iterator[tuple[int, bytes, pq.FileMetaData, T]]:
     """Every file's footer, then the `columns(number, footer)` of all its row groups, made into
     `finish(number, footer, table)` on a decoding thread: (file number, footer bytes, footer, what `finish`
-    made) for each file in order. Up to `ahead` files are read and decoded ahead of the one yielded
+    made) for each file in order from file `first`. Up to `ahead` files are read and decoded ahead of the one yielded
     (bounded memory: parsed footers weigh 10x their bytes); a file's column chunks are asked for as soon
     as its footer is in, not after the footers of the files before it (one whose footer takes a second
     request does not hold back the others: a far hub's round trip), nor once the file before it is read
@@ -349,9 +350,9 @@ def read_columns(
             pa.default_memory_pool().release_unused()  # this thread's freed pages: else kept for reuse
             return made
 
-        for number in range(min(ahead, len(files))):
+        for number in range(first, min(first + ahead, len(files))):
             start(number)
-        for number in range(len(files)):
+        for number in range(first, len(files)):
             window = range(number, min(number + ahead, len(files)))
             while number not in done or not done[number].done():  # the footers that come in meanwhile asked on
                 waiting = [tails[later] for later in window if later not in done]

@@ -124,7 +124,8 @@ class RemoteDataset(Storage):
         cls, source: ResolvedSource, hub: HubFiles, folder: Path, limit: int | None, progress: Progress | None = None
     ) -> RemoteDataset:
         """Open `source` (its `hub` files) remotely from `folder`, reading its metadata over HTTP into it
-        unless a previous open kept it; `limit` bounds the cache (see `cache_folders`). When the metadata
+        unless a previous open kept it (from the files it lacks when one was cut short while it read them);
+        `limit` bounds the cache (see `cache_folders`). When the metadata
         takes longer than `hub_metadata.PARTIAL_AFTER`, the dataset opens on the files read so far and goes on reading
         the others (`growing`; `complete` waits for them).
 
@@ -132,8 +133,8 @@ class RemoteDataset(Storage):
         """
         if kept(folder, source.dataset_id):
             return cls(source, hub, folder, GroupCache(limit))
-        try:
-            work = WorkFolder("remote")
+        try:  # an open cut short goes on from the files it read
+            work = WorkFolder.left_for("remote", folder) or WorkFolder("remote", folder)
         except OSError as exc:
             raise unwritable(exc) from None
         reading = MetadataReading(hub, work.path, progress)
