@@ -16,7 +16,7 @@ import pytest
 
 from tracetui.data import cache_folders, hub_metadata, hub_reads
 from tracetui.data.cache_folders import entries
-from tracetui.data.errors import Unreachable
+from tracetui.data.errors import SourceError, Unreachable
 from tracetui.data.session import Session, open_session, prepare
 from tracetui.data.sources import SourceSpec
 from tracetui.data.trial_ids import moved_trials
@@ -218,6 +218,23 @@ def test_an_open_cut_short_while_its_list_grows_is_gone_on_from_by_the_next(file
     assert [entry.kind for entry in entries()].count("remote") == 1
     kept = next(entry.folder for entry in entries() if entry.kind == "remote")
     assert not list(kept.glob("meta-*.arrow"))  # in meta.arrow: not kept twice
+
+
+def test_an_open_the_hub_fails_mid_way_leaves_what_came_in_for_the_next(files, serve, held):
+    """The hub goes away while an open waits for the whole list: the files it took over and read stay for
+    the next open, which asks the hub only for the others."""
+    hub = serve({REPO: files})
+    cut_short(opened())  # the first file read
+    held.fail = True  # type: ignore[attr-defined]
+    held.set()
+    with pytest.raises(SourceError):
+        opened(partial=False)
+    (left,) = cache_folders.cache_dir().glob(".remote-*")
+    os.utime(left, (time.time() - 2 * cache_folders.WORK_GRACE,) * 2)  # as another process would find it
+    held.fail = False  # type: ignore[attr-defined]
+    hub.reset_counts()
+    session = opened(partial=False)
+    assert range_reads(hub, "-00000-") == 0 and session.num_rows == 2_400
 
 
 def test_rows_left_damaged_by_an_open_cut_short_are_read_again(files, serve, held):

@@ -302,6 +302,14 @@ class WorkFolder:
             shutil.rmtree(self.path, ignore_errors=True)
             self._unlock()
 
+    def leave(self) -> None:
+        """Unlock the folder unless `finish` renamed it into place: left for a later open of its target to
+        go on from (`left_for`), or removed when there is nothing in it."""
+        if self._descriptor is not None:
+            with contextlib.suppress(OSError):
+                self.path.rmdir()  # only when empty
+            self._unlock()
+
     def _unlock(self) -> None:
         if self._descriptor is not None:
             os.close(self._descriptor)

@@ -146,7 +146,7 @@ class RemoteDataset(Storage):
             return cls(source, hub, work.path, GroupCache(limit), (growth, reading.snapshot()))
         except BaseException as exc:
             reading.stop()
-            work.abandon()
+            work.leave()  # what came in stays for the next open (the hub went away, the user quit)
             if isinstance(exc, Unreachable):
                 raise _stopped_answering(source, exc) from None
             raise
