@@ -194,11 +194,13 @@ def dataset_bytes(data: Data) -> int:
     return sum(p.stat().st_size for p in (data.source / "data").glob("*.parquet"))
 
 
-def _remote(data: Data, server: HubServer, mode: str, *args: str, hosts: str | None = None, opens: int = 1) -> dict:
+def _remote(
+    data: Data, server: HubServer, mode: str, *args: str, hosts: str | None = None, before: tuple[str, ...] = ()
+) -> dict:
     """A `bench.remote` child on fresh caches (a first open), but for `hosts`: what an open before it
-    remembered of the hub (`hub_hosts`; its `hub_hosts` result). With `opens`, that many children one after
-    the other on the same caches, the last one measured (a reopen; those before it stay until the list is
-    whole and kept, `first --whole`). Its times made relative to its spawn."""
+    remembered of the hub (`hub_hosts`; its `hub_hosts` result). With `before`, an open on the same caches
+    before it (`first` with those arguments), whose `files` it returns (`files_before`). Its times made
+    relative to its spawn."""
     scratch = Path(tempfile.mkdtemp(prefix="remote-", dir=data.cache.parent))
     env = data.env(scratch / "cache")
     env.update(HF_ENDPOINT=server.url, HF_HOME=str(scratch / "hf"), HF_HUB_DISABLE_PROGRESS_BARS="1")
@@ -209,10 +211,10 @@ def _remote(data: Data, server: HubServer, mode: str, *args: str, hosts: str | N
         remembered.parent.mkdir(parents=True)
         remembered.write_text(hosts)
     try:
-        for count in range(opens, 0, -1):
-            began = time.monotonic()
-            whole = ["--whole"] if count > 1 else []
-            result = probe("remote", [mode, repo_id(data), *args, *whole], env, timeout=3600)
+        earlier = probe("remote", ["first", repo_id(data), *before], env, timeout=3600) if before else {}
+        began = time.monotonic()
+        result = probe("remote", [mode, repo_id(data), *args], env, timeout=3600)
+        result["files_before"] = earlier.get("files")
         result["hub_hosts"] = remembered.read_text() if remembered.exists() else None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -231,8 +233,21 @@ def remote_first(data: Data, server: HubServer, hosts: str | None = None) -> dic
 
 
 def remote_reopen(data: Data, server: HubServer) -> dict:
-    """The first screen of a second open, read remotely again: its metadata kept, only the listing asked."""
-    return _remote(data, server, "first", opens=2)
+    """The first screen of a second open, read remotely again: its metadata kept (the open before stayed
+    until its list was whole), only the listing asked."""
+    return _remote(data, server, "first", before=("--whole",))
+
+
+def remote_resumed(data: Data, server: HubServer, cut_after: float) -> dict:
+    """An open that goes on from one cut short `cut_after` seconds after its first conversation, the list
+    still growing, until its own list is whole (`whole_seconds`; the files the one before read,
+    `files_before`)."""
+    return _remote(data, server, "first", "--whole", before=("--cut-after", str(cut_after)))
+
+
+def remote_whole(data: Data, server: HubServer) -> dict:
+    """A first open, until its list is whole (`whole_seconds`)."""
+    return _remote(data, server, "first", "--whole")
 
 
 def remote_download(data: Data, server: HubServer) -> dict:

@@ -2,7 +2,7 @@
 process of bench/run.py that prints one `BENCH` line.
 
     python -m bench.remote read REPO [--toggles 30] [--switches 10]
-    python -m bench.remote first REPO
+    python -m bench.remote first REPO [--whole | --cut-after SECONDS]
     python -m bench.remote download REPO
 
 `read` (as `--no-download`): the first screen (trial list, then the first conversation, fetched), the
@@ -135,11 +135,12 @@ async def read(repo: str, toggle_count: int, switch_count: int) -> dict:
     return out
 
 
-def first(repo: str, whole: bool = False) -> dict:
+def first(repo: str, whole: bool = False, cut_after: float | None = None) -> dict:
     """`tracetui REPO --no-download` through its command line, as the local first screen is timed (the
     app's process as users get it: e.g. pyarrow kept from importing pandas); it quits once the first
-    conversation is painted, or with `whole` once the list is whole and its metadata kept (an open that
-    a reopen follows: one that quits while the list grows keeps nothing, and the next open reads it all)."""
+    conversation is painted; with `whole` once the list is whole and its metadata kept (`whole_at`: an
+    open that a reopen follows), with `cut_after` that many seconds after it (`files`: those read by
+    then, the list still growing: an open cut short, that the next one goes on from)."""
     from .apps import run_cli_headless
     from .frames import FrameWatcher
     from .probes import triage_shown
@@ -158,7 +159,9 @@ def first(repo: str, whole: bool = False) -> dict:
             elif ConversationView in frame.texted and app.screen.conversation.messages and "conversation_at" not in out:
                 out.update(conversation_at=time.monotonic(), conversation_bytes=served())
                 if whole:
-                    app.set_interval(0.05, lambda: kept(app))
+                    app.set_interval(0.05, lambda: kept(app, out))
+                elif cut_after is not None:
+                    app.set_timer(cut_after, lambda: cut(app, out))
                 else:
                     app.exit()
 
@@ -174,12 +177,22 @@ def first(repo: str, whole: bool = False) -> dict:
     return out
 
 
-def kept(app) -> None:
+def kept(app, out: dict) -> None:
     """Quit once the session's list is whole and its metadata kept on disk."""
-    if app.session.growing is None:
+    if app.session.growing is None and "whole_at" not in out:
+        out["whole_at"] = time.monotonic()
         for dataset in app.session.datasets:
             dataset.kept()  # a hub dataset's (this probe opens nothing else)
         app.exit()
+
+
+def cut(app, out: dict) -> None:
+    """Quit with the list still growing: the files read so far (of how many)."""
+    growing = app.session.growing
+    if growing is None:
+        raise SystemExit("the list was whole before the open was cut short")
+    out["files"] = list(growing)
+    app.exit()
 
 
 async def download(repo: str) -> dict:
@@ -211,11 +224,12 @@ def main() -> None:
     parser.add_argument("--toggles", type=int, default=30)
     parser.add_argument("--switches", type=int, default=10)
     parser.add_argument("--whole", action="store_true", help="first: quit once the list is whole and kept")
+    parser.add_argument("--cut-after", type=float, help="first: quit this long after the first conversation")
     args = parser.parse_args()
     if args.mode == "read":
         report(**asyncio.run(read(args.repo, args.toggles, args.switches)))
     elif args.mode == "first":
-        report(**first(args.repo, args.whole))
+        report(**first(args.repo, args.whole, args.cut_after))
     else:
         report(**asyncio.run(download(args.repo)))
 

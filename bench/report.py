@@ -315,6 +315,16 @@ def hub_rows(rows: int, size: dict) -> list[Row]:
             f"{search['scanned'] / 1e9 / search['seconds']:.2f} GB/s",
         ),
     ]
+    whole, resumed = [r for r in remote.get("whole", []) if r], [r for r in remote.get("resumed", []) if r]
+    if whole and resumed:
+        done, total_files = resumed[0]["files_before"]
+        out.append(
+            Row(
+                f"hub: ↳ an open cut short with {done} of {total_files} files read: the next one's whole list "
+                f"(a first open's: {_s(med([r['whole_seconds'] for r in whole]))}), {label}",
+                _s(med([r["whole_seconds"] for r in resumed])),
+            )
+        )
     for run in downloads[:1]:
         out.append(
             Row(

@@ -31,6 +31,11 @@ OUT = measure.ROOT / "bench" / "out"
 NEAR_HUB = 0.001
 """Seconds the hub server adds to every request of the hub runs (a hub nearby, as the issue sets its
 400k target); the far-hub runs add `--delays` instead."""
+RESUMED_FROM = 100_000
+"""Rows from which an open cut short while its list grows, then the next one, are measured (below it the
+list is whole within a few seconds)."""
+CUT_AFTER = 3.0
+"""Seconds after its first conversation that open is cut short (400,000 rows: about half its files in)."""
 
 
 def repeats(quick: bool) -> dict[str, int]:
@@ -146,6 +151,10 @@ def measure_remote(data: measure.Data, server: measure.HubServer, n: dict) -> di
         for _ in range(n["remote"])
     ]
     log("  through the hub, before any download: done")
+    if data.rows >= RESUMED_FROM:
+        remote["whole"] = [attempt("hub whole list", measure.remote_whole, data, server)]
+        remote["resumed"] = [attempt("hub resumed", measure.remote_resumed, data, server, CUT_AFTER)]
+        log("  through the hub, an open cut short, then the next: done")
     remote["download"] = [attempt("hub download", measure.remote_download, data, server) for _ in range(n["downloads"])]
     log("  through the hub, download and switch: done")
     return remote

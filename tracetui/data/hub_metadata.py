@@ -207,10 +207,9 @@ class MetadataReading:
                 footer = pq.read_metadata(pa.BufferReader((self.folder / f"footer-{number}.bin").read_bytes()))
                 with pa.OSFile(str(self.folder / f"meta-{number}.arrow")) as source:  # read in: the file goes
                     batch = one_batch(pa.ipc.open_file(source).read_all())
-                layout = layout_of(footer, self.hub.paths[number])
+                # the files after the first were found laid out alike before they were written
+                layout = self._layout or layout_of(footer, self.hub.paths[number])
             except (OSError, ValueError, pa.ArrowException, SourceError):
-                break
-            if taken and layout != self._layout:
                 break
             self._add(number, footer, batch, layout)
             taken += 1
