@@ -183,9 +183,10 @@ class RemoteDataset(Storage):
             return
         try:
             growth.reading.wait()
-        except Unreachable as exc:
-            raise _stopped_answering(self.source, exc) from None
-        except NotRemote as exc:
+        except (Unreachable, NotRemote) as exc:
+            growth.work.leave()  # this dataset is not opened: what came in stays for the next open
+            if isinstance(exc, Unreachable):
+                raise _stopped_answering(self.source, exc) from None
             raise SourceError(str(exc)) from None
         snapshot = growth.reading.snapshot()
         self._take(snapshot, group_rows(snapshot.meta))  # no session yet: no trial ids to keep
