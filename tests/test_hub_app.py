@@ -4,6 +4,7 @@ when the hub goes away, and stays remote when the dataset would not fit on the d
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import pytest
@@ -35,6 +36,17 @@ def hub(traces, monkeypatch):
         use_hub(monkeypatch, server.url)
         yield server
         server.downloads.set()
+
+
+@contextlib.asynccontextmanager
+async def first_trial_shown():
+    """The app on the hub's dataset (the `hub` fixture), not downloading, once its first trial's text is
+    shown: (app, pilot, screen)."""
+    app = make_app(prepare([SourceSpec(REPO)], progressive=True), StartOptions(download=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        await until(pilot, lambda: screen.conversation.messages, "the first trial's text")
+        yield app, pilot, screen
 
 
 def view(screen):
@@ -126,10 +138,7 @@ async def test_the_background_work_waits_for_the_first_conversation_to_be_drawn(
 
 
 async def test_the_hub_going_away_leaves_the_app_working(hub):
-    app = make_app(prepare([SourceSpec(REPO)], progressive=True), StartOptions(download=False))
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await wait_loaded(app, pilot)
-        await until(pilot, lambda: screen.conversation.messages, "the first trial's text")
+    async with first_trial_shown() as (app, pilot, screen):
         first = screen.trial
         hub.stop()
         await pilot.press("G")  # a trial in a row group not fetched yet
@@ -292,3 +301,36 @@ async def test_a_single_move_reads_its_trial_at_once_and_paging_reads_where_it_s
             await pilot.pause(0.2)
             assert slept and fetched[1] != first and fetched[-1] == screen.trial
             assert len(fetched) <= 3  # the one after `first` at once, maybe one the cursor passed, the last
+
+
+async def test_f_before_the_verifier_index_looks_only_at_trials_read_and_never_waits_on_the_hub(hub):
+    """F (the next failed test) before the verifier index is in parses the logs at hand: a trial whose text is
+    still on the hub is passed over (reading it would take a request per trial), not an error."""
+    async with first_trial_shown() as (app, pilot, screen):
+        assert screen.verifiers.index is None
+        for _ in range(3):
+            await pilot.press("F")
+        await pilot.pause()
+        assert app.is_running and app.return_code is None
+        assert screen.status_line.text  # where it went, or why not
+
+
+async def test_compare_reads_the_attempt_chosen_on_its_right_before_it_shows_it(hub):
+    from tracetui.data.compare import pick_counterpart
+    from tracetui.ui.screens.compare import CompareScreen
+    from tracetui.ui.screens.compare_picker import ComparePicker
+
+    async with first_trial_shown() as (app, pilot, screen):
+        trial = screen.trial
+        other = pick_counterpart(app.session, trial)
+        compare = CompareScreen(app.session, trial, trial)
+        await app.push_screen(compare)
+        await until(pilot, lambda: all(side.messages for side in compare.sides), "both sides")
+        assert other is not None and not app.session.ready(other)
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, ComparePicker), "the picker")
+        picker = app.screen
+        picker.dismiss(other)
+        await until(pilot, lambda: app.session.ready(other) and compare.trials[1] == other, "the other attempt read")
+        await until(pilot, lambda: compare.sides[1].history is not None and compare.sides[1].messages, "shown")
+        assert app.is_running and isinstance(app.screen, CompareScreen)

@@ -4,6 +4,8 @@ under the user's cursor, and what waited starts once it is whole."""
 
 from __future__ import annotations
 
+import contextlib
+
 from tracetui.data.session import open_session, prepare
 from tracetui.data.sources import SourceSpec
 from tracetui.ui.app import StartOptions
@@ -12,6 +14,18 @@ from tracetui.ui.widgets.download_bar import DownloadBar
 from .hub_server import FakeHub, use_hub
 from .test_hub_growth import REPO, files, held  # noqa: F401  (fixtures)
 from .ui_helpers import make_app, text_of, until, wait_loaded
+
+
+@contextlib.asynccontextmanager
+async def growing_app(folder, monkeypatch, **options):
+    """The app on the hub's copy of `folder`, its list growing (`held`): (app, pilot, screen, session)."""
+    with FakeHub({REPO: folder}, cdn=True) as hub:
+        use_hub(monkeypatch, hub.url)
+        app = make_app(prepare([SourceSpec(REPO)], progressive=True), StartOptions(download=False, **options))
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await wait_loaded(app, pilot)
+            assert app.session is not None and app.session.growing is not None
+            yield app, pilot, screen, app.session
 
 
 async def test_the_list_grows_under_the_cursor_as_the_metadata_comes_in(files, held, monkeypatch):  # noqa: F811
@@ -58,18 +72,12 @@ async def test_a_trial_asked_for_in_a_file_not_read_yet_is_opened_once_the_list_
 ):
     whole = open_session(prepare([SourceSpec(str(files))]))
     name = whole.info(len(whole) - 1).trial_name  # in the last file
-    with FakeHub({REPO: files}, cdn=True) as hub:
-        use_hub(monkeypatch, hub.url)
-        app = make_app(prepare([SourceSpec(REPO)], progressive=True), StartOptions(trial=name, download=False))
-        async with app.run_test(size=(120, 40)) as pilot:
-            screen = await wait_loaded(app, pilot)
-            session = app.session
-            assert session is not None and session.growing is not None
-            assert session.find_trial(name) is None and not app._notifications  # not said missing: not in yet
-            held.set()
-            await until(pilot, lambda: session.growing is None, "the whole list", tries=1500)
-            await until(pilot, lambda: screen.trial is not None and session.info(screen.trial).trial_name == name)
-            assert not app._notifications
+    async with growing_app(files, monkeypatch, trial=name) as (app, pilot, screen, session):
+        assert session.find_trial(name) is None and not app._notifications  # not said missing: not in yet
+        held.set()
+        await until(pilot, lambda: session.growing is None, "the whole list", tries=1500)
+        await until(pilot, lambda: screen.trial is not None and session.info(screen.trial).trial_name == name)
+        assert not app._notifications
 
 
 async def test_a_saved_view_reopened_on_a_growing_list_is_not_saved_over_and_comes_back_whole(
@@ -104,3 +112,28 @@ async def test_a_saved_view_reopened_on_a_growing_list_is_not_saved_over_and_com
             await until(pilot, lambda: session.growing is None, "the whole list", tries=1500)
             await until(pilot, lambda: screen.trial is not None and session.info(screen.trial).trial_name == name)
             assert screen.state.selected == {"model": frozenset({model})}
+
+
+async def test_the_trial_shown_grows_with_rows_not_read_yet_and_the_list_goes_on_growing(
+    files,  # noqa: F811
+    held,  # noqa: F811
+    monkeypatch,
+):
+    """The trial on screen is cut at the first file's end: once the list grows, its new rows are in row
+    groups not read yet. They are read, its conversation grows in place, and the list grows to whole (a
+    read that waited for nothing stopped the list's growth for good)."""
+    whole = open_session(prepare([SourceSpec(str(files))]))
+    first_rows = 600  # the first of the 4 files
+    cut = next(t for t in range(len(whole)) if min(whole.trials.rows(t)) < first_rows <= max(whole.trials.rows(t)))
+    name, messages = whole.info(cut).trial_name, len(whole.history(cut).messages)
+    async with growing_app(files, monkeypatch, trial=name) as (_, pilot, screen, session):
+        assert session.growing == (1, 4)
+        await until(pilot, lambda: screen.trial is not None and screen.conversation.messages, "the trial shown")
+        assert session.info(screen.trial).trial_name == name
+        assert len(screen.conversation.messages) < messages  # its first file's rows only
+
+        held.set()
+        await until(pilot, lambda: session.growing is None, "the whole list", tries=1500)
+        await until(pilot, lambda: len(screen.conversation.messages) == messages, "its grown conversation")
+        assert session.info(screen.trial).trial_name == name
+        assert len(screen.trial_list.order) == len(whole)

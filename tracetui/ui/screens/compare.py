@@ -7,6 +7,8 @@ to the same message index, or to the start of the same episode (`s` switches, or
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -72,12 +74,19 @@ class CompareScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.sides[0].focus()
-        if not self.fetch.ready(self.trials):  # read from the hub first (opened from head-to-head)
-            for view in self.sides:
-                view.set_blocks([Block("loading… (reading this trial from the Hugging Face hub)", style="marker")])
-            self.fetch.fetch(self.trials, self._load_both)
+        self._when_read(self.trials, self.sides, self._load_both)  # opened from head-to-head: maybe on the hub
+
+    def _when_read(
+        self, trials: tuple[int, ...], views: Sequence[ConversationView], then: Callable[[], object]
+    ) -> None:
+        """`then()` now if the text of `trials` is at hand, else once it is read from the hub (`views` say
+        so meanwhile)."""
+        if self.fetch.ready(trials):
+            then()
             return
-        self._load_both()
+        for view in views:
+            view.set_blocks([Block("loading… (reading this trial from the Hugging Face hub)", style="marker")])
+        self.fetch.fetch(trials, then)
 
     def _load_both(self) -> None:
         for side in ("left", "right"):
@@ -215,10 +224,16 @@ class CompareScreen(Screen[None]):
         from .compare_picker import ComparePicker
 
         def chosen(other: int | None) -> None:
-            if other is not None:
-                self.trials = (self.trials[0], other)
-                self._load("right")
-                self._moved()
+            if other is None:
+                return
+            self.trials = (self.trials[0], other)
+
+            def show() -> None:
+                if self.trials[1] == other:  # not replaced meanwhile
+                    self._load("right")
+                    self._moved()
+
+            self._when_read((other,), self.sides[1:], show)
 
         self.app.push_screen(ComparePicker(self.session, self.trials[0], self.model_names, self.trials[1]), chosen)
 

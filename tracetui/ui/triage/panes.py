@@ -125,9 +125,13 @@ class TrialPanes:
         self.shown = None
 
     def update(self, trial: int, applied: Applied) -> None:
-        """The shown trial changed on disk (a harbor job runs on): its panes up to date in place."""
+        """The shown trial changed (a harbor job runs on, a hub dataset's list grew): its panes up to date
+        in place, once its text is at hand (a hub trial's new rows may be in row groups not read yet)."""
         host = self.host
         if trial not in applied.changed:
+            return
+        if not self.fetch.ready((trial,)):
+            self.when_ready((trial,), lambda: self.update(trial, applied) if self.shown == trial else None)
             return
         history = self.session.history(trial)
         if self.subagent is None:

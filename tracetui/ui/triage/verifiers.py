@@ -126,8 +126,12 @@ class VerifierIndexing:
         return None
 
     def _may_have_failures(self, trial: int) -> bool:
+        """Whether `trial`'s verifier log has failed tests: the index's word, else its log parsed, if its
+        text is at hand (one still on the hub is passed over: reading it is a request per trial)."""
         if self.index is not None:
             return bool(self.index.failed[trial])
+        if not self.session.ready(trial):
+            return False
         from ...verifier import parse_verifier
 
         return bool(parse_verifier(self.session.verifier_output(trial)).failed_tests)
