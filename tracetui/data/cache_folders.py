@@ -357,16 +357,16 @@ def kept_or_made(
         work.abandon()
 
 
-def _work_prefix(kind: str, target: Path | None) -> str:
-    prefix = ".converting-" if kind == "conversion" else ".remote-"
-    return f"{prefix}{os.getpid()}-" + (f"{target.name}-" if target is not None else "")
+def _work_prefix(kind: str, target: Path | None, pid: str | None = None) -> str:
+    """`.converting-PID-` or `.remote-PID-`, then the target's name and `-` for one made for a target."""
+    kinds = ".converting" if kind == "conversion" else ".remote"
+    return f"{kinds}-{pid or os.getpid()}-" + (f"{target.name}-" if target is not None else "")
 
 
 def _left_for(kind: str, target: Path) -> list[Path]:
-    """The work folders of `kind` named for `target` (see `WorkFolder`)."""
-    prefix = _work_prefix(kind, None).split("-")[0]
+    """The work folders of `kind` named for `target` (see `WorkFolder`), of any process."""
     try:
-        return [p for p in target.parent.glob(f"{prefix}-*-{target.name}-*") if p.is_dir()]
+        return [p for p in target.parent.glob(f"{_work_prefix(kind, target, '*')}*") if p.is_dir()]
     except OSError:
         return []
 

@@ -13,6 +13,7 @@ cut short (the app quit while its list grew) leaves them, and the next one, give
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from concurrent.futures import Future
@@ -223,18 +224,19 @@ class MetadataReading:
         return [*(f"footer-{number}.bin" for number in range(self.total)), "meta.arrow"]
 
 
+_PER_FILE = re.compile(r"footer-(\d+)\.bin|meta-(\d+)\.arrow")
+"""A file's footer and rows, as the reading writes them into its folder."""
+
+
 def _read_here(name: str) -> bool:
     """Whether `name` is a file this reading writes (a footer, a file's rows, one being written)."""
-    return name.startswith(("footer-", "meta-")) or (name.startswith(".") and name.endswith(".tmp"))
+    return _PER_FILE.fullmatch(name) is not None or (name.startswith(".") and name.endswith(".tmp"))
 
 
 def _taken(name: str, count: int) -> bool:
     """Whether `name` is a footer or the rows of one of the first `count` files."""
-    for prefix, suffix in (("footer-", ".bin"), ("meta-", ".arrow")):
-        number = name.removeprefix(prefix).removesuffix(suffix)
-        if name.startswith(prefix) and name.endswith(suffix) and number.isdigit() and int(number) < count:
-            return True
-    return False
+    match = _PER_FILE.fullmatch(name)
+    return match is not None and int(match[1] or match[2]) < count
 
 
 def _manifest(hub: HubFiles, rows: int, groups: list[list[int]], layout: Layout) -> dict[str, Any]:

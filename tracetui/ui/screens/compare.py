@@ -21,7 +21,7 @@ from ...trace.sanitize import sanitize
 from ...verifier import VerifierReport, parse_verifier
 from .. import keymap
 from ..format import OUTCOME_BADGES, episode_of, fit, model_names, result_text
-from ..triage.fetch import Fetched, FetchFailed, TrialFetch
+from ..triage.fetch import Fetched, FetchFailed, TrialFetch, loading
 from ..widgets.bars import InfoBar, Part
 from ..widgets.conversation import ConversationView
 
@@ -85,7 +85,7 @@ class CompareScreen(Screen[None]):
             then()
             return
         for view in views:
-            view.set_blocks([Block("loading… (reading this trial from the Hugging Face hub)", style="marker")])
+            view.set_blocks(loading())
         self.fetch.fetch(trials, then)
 
     def _load_both(self) -> None:

@@ -20,6 +20,7 @@ from textual.worker import Worker, get_current_worker
 from ...data import threads
 from ...data.errors import SourceError
 from ...data.session import Session
+from ...render.block import Block
 from ..background import WorkerCancelled, detached
 from ..work import in_thread
 
@@ -28,6 +29,11 @@ SETTLE_SECONDS = 0.12
 fetches: paging through trials fetches only the one the cursor stops on, and the first it moved to. A single
 move fetches at once (it waited this long too: a hub switch took 155 ms, 40 of them the fetch)."""
 GROUP = "fetch"
+
+
+def loading() -> list[Block]:
+    """What a conversation pane shows while its trial is read from the hub."""
+    return [Block("loading… (reading this trial from the Hugging Face hub)", style="marker")]
 
 
 @dataclass

@@ -19,7 +19,7 @@ from ..evidence import FeatureHost
 from ..findings import FindingsController
 from ..widgets.bars import InfoBar, PromptBar, PromptMode
 from ..widgets.verifier_panel import VerifierPanel
-from .fetch import Fetched, FetchFailed, TrialFetch
+from .fetch import Fetched, FetchFailed, TrialFetch, loading
 from .lines import position_versions
 from .search import Search
 
@@ -70,7 +70,7 @@ class TrialPanes:
             return
         conversation, verifier = self.host.conversation, self.host.verifier
         conversation.show((), None)
-        conversation.set_blocks([Block("loading… (reading this trial from the Hugging Face hub)", style="marker")])
+        conversation.set_blocks(loading())
         verifier.set_blocks([Block("loading…", style="marker")])
         self.fetch.fetch((trial,), lambda: self._display(trial) if self.shown == trial else None, settle=moved)
 
