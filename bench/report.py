@@ -378,6 +378,15 @@ def far_rows(rows: int, size: dict) -> list[Row]:
                         met=trips <= 5 if judged else None,
                     )
                 )
+        for run in [r for r in size["far"].get("search", {}).get(delay, []) if r][:1]:
+            search = run["search"]
+            out.append(
+                Row(
+                    f"far hub, +{ms:.0f} ms: search streamed from the hub, {label} "
+                    f"({search['scanned'] / 1e9:.2f} GB of text, {search['served'] / 1e6:.0f} MB read)",
+                    f"{search['seconds']:.2f} s ({search['scanned'] / 1e9 / search['seconds']:.2f} GB/s)",
+                )
+            )
     return out
 
 

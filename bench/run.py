@@ -163,8 +163,9 @@ def measure_remote(data: measure.Data, server: measure.HubServer, n: dict) -> di
 def measure_far(data: measure.Data, delays: list[float], n: dict) -> dict:
     """The first screen through a hub that adds each of `delays` seconds to every request: a first open
     ever ("first"), one after an open of another dataset from that hub ("seen": the hosts it sent reads
-    to remembered), and a reopen of the same dataset ("reopen": its metadata kept)."""
-    far: dict = {"first": {}, "seen": {}, "reopen": {}}
+    to remembered), and a reopen of the same dataset ("reopen": its metadata kept); and a full-text search
+    streamed from it ("search")."""
+    far: dict = {"first": {}, "seen": {}, "reopen": {}, "search": {}}
     for delay in delays:
         with measure.HubServer([data], delay) as server:
             label = f"far hub {delay * 1000:.0f} ms"
@@ -182,6 +183,7 @@ def measure_far(data: measure.Data, delays: list[float], n: dict) -> dict:
                 far["reopen"][str(delay)] = [
                     attempt(f"{label}, reopened", measure.remote_reopen, data, server) for _ in range(n["remote"])
                 ]
+                far["search"][str(delay)] = [attempt(f"{label}, search", measure.remote_read, data, server, 0, 0)]
         log(f"  through a hub {delay * 1000:.0f} ms away: done")
     return far
 

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from tracetui.data.threads import detached, streamed
+from tracetui.data.threads import detached, pipelined, streamed
 
 
 def test_detached_work_always_runs_when_threads_contend_for_the_gil():
@@ -62,3 +62,33 @@ def test_streamed_items_stop_being_made_once_the_caller_stops_taking_them():
     stream.close()  # a cancelled conversion
     assert ended.wait(5)  # the thread let go of the items (their files) rather than making all of them
     assert len(made) < 10
+
+
+def test_pipelined_items_are_asked_for_by_weight_ahead_and_finished_in_order():
+    """`ask` runs ahead of the item taken while what was asked and not taken weighs under the budget (at
+    least `depth` items ahead); `finish` gives the items in order; an error is raised at its item."""
+    asked: list[int] = []
+    ahead_when_taken = []
+
+    def finish(item: int) -> int:
+        if item == 7:
+            raise ValueError("bad group")
+        return item * 10
+
+    taken = []
+    with pytest.raises(ValueError, match="bad group"):
+        for value in pipelined(lambda n: asked.append(n) or n, finish, range(20), lambda n: 100, 450, 2):
+            taken.append(value)
+            ahead_when_taken.append(max(asked) - value // 10)
+    assert taken == [0, 10, 20, 30, 40, 50, 60]
+    assert ahead_when_taken == [4] * 7  # 5 asked and not taken: the fifth took the weight past 450
+    heavy = list(pipelined(lambda n: n, lambda n: n, range(5), lambda n: 10_000, 450, 1))
+    assert heavy == list(range(5))  # items heavier than the budget still go, `depth` ahead
+
+
+def test_pipelined_items_stop_being_asked_for_once_the_caller_stops_taking_them():
+    asked: list[int] = []
+    stream = pipelined(lambda n: asked.append(n) or n, lambda n: n, range(1000), lambda n: 1, 10, 2)
+    assert [next(stream) for _ in range(3)] == [0, 1, 2]
+    stream.close()
+    assert len(asked) <= 3 + 11

@@ -26,7 +26,6 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ..paths import write_atomically
 from . import hub_metadata
@@ -38,10 +37,10 @@ from .dataset import NotFetched, Piece, Storage
 from .errors import SourceError, Unreachable
 from .group_cache import GroupCache, write_table
 from .hub_metadata import Layout, MetadataReading, NotRemote, Snapshot, one_batch
-from .hub_reads import read_row_group
+from .hub_reads import READERS, AskedGroup, Footer, ask_row_group, read_row_group
 from .lru import LRU
 from .sources import HubFiles, Progress, ResolvedSource
-from .threads import ahead, parallel
+from .threads import DaemonPool, parallel, pipelined
 from .trial_ids import Regrown, moved_trials
 from .trials import Trials, group_rows
 from .utf8 import valid_utf8
@@ -49,7 +48,10 @@ from .utf8 import valid_utf8
 LOADED = 64
 """Row groups kept mapped at once per dataset (the ones used last)."""
 READ_AHEAD = 3
-"""Row groups a streamed scan fetches ahead of the one being searched."""
+"""Row groups a streamed scan decodes ahead of the one being searched."""
+READ_AHEAD_BYTES = 16 << 20
+"""The bytes a streamed scan asks for ahead of the row group being searched: enough to keep a far hub's
+line busy (100 ms at 50 MB/s is 5 MB in flight) whether its row groups are large or small."""
 GROW_BY = 2.0
 """A list that grows while the metadata comes in takes the new rows once they are this many times the rows
 it shows, and when the last file is in: each time, the trials are grouped again and the facets counted."""
@@ -103,7 +105,7 @@ class RemoteDataset(Storage):
         self._use(growth[1].meta if growth is not None else _mapped_meta(folder))
         if growth is not None:
             self._trials = group_rows(self.meta)
-        self._footers: dict[int, pq.FileMetaData] = {}
+        self._footers: dict[int, Footer] = {}
         self._loaded: LRU[int, pa.RecordBatch] = LRU(LOADED)  # the UI thread maps cached row groups too
         self._logs: tuple[np.ndarray, pa.Array] | None = None  # (rows, their verifier logs), see keep_verifier_logs
         self._fetching: dict[int, threading.Lock] = {}  # one fetch of each row group at a time
@@ -365,12 +367,10 @@ class RemoteDataset(Storage):
         batch = one_batch(read_row_group(self.hub_files, where.file, self._footer(where.file), where.index, wanted))
         return batch if leaves else data_batch(batch)
 
-    def _footer(self, file: int) -> pq.FileMetaData:
+    def _footer(self, file: int) -> Footer:
         footer = self._footers.get(file)
         if footer is None:
-            footer = self._footers[file] = pq.read_metadata(
-                pa.BufferReader((self.folder / f"footer-{file}.bin").read_bytes())
-            )
+            footer = self._footers[file] = Footer.parse((self.folder / f"footer-{file}.bin").read_bytes())
         return footer
 
     # --- scanning ----------------------------------------------------------------------------
@@ -379,31 +379,45 @@ class RemoteDataset(Storage):
 
     def scan(self, conversations: bool, verifier: bool, cancelled: Callable[[], bool] | None = None) -> Iterator[Piece]:
         """Row group by row group: from the cache when it has it, else only the asked-for columns, streamed
-        (fetched a few ahead, not kept). Raises InterruptedError when `cancelled()`, Unreachable when the
-        hub is gone."""
+        (asked for up to READ_AHEAD_BYTES ahead, decoded READ_AHEAD ahead, not kept). Raises
+        InterruptedError when `cancelled()`, Unreachable when the hub is gone."""
         layout = self.layout
         leaves: tuple[str, ...] = (layout.content,) if conversations else ()
         if verifier and layout.verifier:
             leaves += ("verifier_output",)
 
-        def piece(number: int) -> Piece:
+        def ask(number: int) -> tuple[int, pa.RecordBatch | AskedGroup | None]:
+            """Row group `number` as it is at hand: kept, its reads asked for, or nothing to read."""
             where = self.groups[number]
             batch = self._loaded.get(number) or self.cache.load(self.folder, number)
-            if batch is not None:
+            if batch is not None or not leaves:
+                return number, batch
+            return number, ask_row_group(
+                self.hub_files, where.file, self._footer(where.file), where.index, leaves, readers
+            )
+
+        def piece(asked: tuple[int, pa.RecordBatch | AskedGroup | None]) -> Piece:
+            number, at_hand = asked
+            where = self.groups[number]
+            if isinstance(at_hand, pa.RecordBatch):
                 return Piece(
-                    where.start, batch.column(0) if conversations else None, batch.column(1) if verifier else None
+                    where.start, at_hand.column(0) if conversations else None, at_hand.column(1) if verifier else None
                 )
-            fetched = self._fetch(number, leaves) if leaves else None
+            fetched = one_batch(at_hand.read()) if at_hand is not None else None
             return Piece(
                 where.start,
                 fetched.column(layout.conversation) if fetched is not None and conversations else None,
                 _verifier_logs(fetched, where.rows) if verifier else None,
             )
 
-        for found in ahead(piece, range(len(self.groups)), READ_AHEAD):
-            if cancelled is not None and cancelled():
-                raise InterruptedError("cancelled")
-            yield found
+        def weight(asked: tuple[int, pa.RecordBatch | AskedGroup | None]) -> int:
+            return asked[1].size if isinstance(asked[1], AskedGroup) else 0
+
+        with DaemonPool(READERS, "tracetui-hub") as readers:
+            for found in pipelined(ask, piece, range(len(self.groups)), weight, READ_AHEAD_BYTES, READ_AHEAD):
+                if cancelled is not None and cancelled():
+                    raise InterruptedError("cancelled")
+                yield found
 
 
 def _stopped_answering(source: ResolvedSource, exc: Unreachable) -> SourceError:

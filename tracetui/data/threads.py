@@ -10,6 +10,7 @@ calls `threading.Thread`.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import queue
 import threading
@@ -19,6 +20,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+A = TypeVar("A")
 
 
 class DaemonPool:
@@ -100,15 +102,38 @@ def parallel(
         return [future.result() for future in futures]
 
 
-def ahead(work: Callable[[T], R], items: Sequence[T], depth: int) -> Iterator[R]:
-    """`work(item)` for each item, in order, with up to `depth` more running ahead (a streamed scan
-    fetches the next row groups while the current one is searched)."""
+def pipelined(
+    ask: Callable[[T], A],
+    finish: Callable[[A], R],
+    items: Sequence[T],
+    weight: Callable[[A], int],
+    budget: int,
+    depth: int,
+) -> Iterator[R]:
+    """`finish(ask(item))` for each item, in order. `ask` starts an item's I/O and returns at once (a row
+    group's reads asked of the hub): it runs here, on items ahead of the one taken while what was asked
+    and not yet taken weighs less than `budget` (and on `depth` of them at least); `finish` waits for that
+    I/O and decodes it, on up to `depth` + 1 threads. A scan of many small row groups then streams at the
+    hub's bandwidth, not a round trip per few groups, and the decoded ones held stay few."""
+    asked: dict[int, A] = {}
+    held = 0  # the weight asked for and not yet taken
+    following = 0  # the next item to ask for
+
+    def ask_through(last: int) -> None:
+        nonlocal held, following
+        while following < len(items) and (following <= last or held < budget):
+            asked[following] = ask(items[following])
+            held += weight(asked[following])
+            following += 1
+
     with DaemonPool(depth + 1, "tracetui-ahead") as pool:
-        running = [pool.submit(work, item) for item in items[: depth + 1]]
+        running: collections.deque[Future[R]] = collections.deque()
         for position in range(len(items)):
-            value = running.pop(0).result()
-            if position + depth + 1 < len(items):
-                running.append(pool.submit(work, items[position + depth + 1]))
+            ask_through(position + depth)
+            while len(running) <= depth and position + len(running) < len(items):
+                running.append(pool.submit(finish, asked[position + len(running)]))
+            value = running.popleft().result()
+            held -= weight(asked.pop(position))
             yield value
 
 
