@@ -65,8 +65,9 @@ def test_streamed_items_stop_being_made_once_the_caller_stops_taking_them():
 
 
 def test_pipelined_items_are_asked_for_by_weight_ahead_and_finished_in_order():
-    """`ask` runs ahead of the item taken while what was asked and not taken weighs under the budget (at
-    least `depth` items ahead); `finish` gives the items in order; an error is raised at its item."""
+    """`ask` runs ahead of the item taken while what was asked and not taken weighs under the budget and
+    counts under `most` (at least `depth` items ahead); `finish` gives the items in order; an error is
+    raised at its item."""
     asked: list[int] = []
     ahead_when_taken = []
 
@@ -77,18 +78,24 @@ def test_pipelined_items_are_asked_for_by_weight_ahead_and_finished_in_order():
 
     taken = []
     with pytest.raises(ValueError, match="bad group"):
-        for value in pipelined(lambda n: asked.append(n) or n, finish, range(20), lambda n: 100, 450, 2):
+        for value in pipelined(lambda n: asked.append(n) or n, finish, range(20), lambda n: 100, 450, 100, 2):
             taken.append(value)
             ahead_when_taken.append(max(asked) - value // 10)
     assert taken == [0, 10, 20, 30, 40, 50, 60]
     assert ahead_when_taken == [4] * 7  # 5 asked and not taken: the fifth took the weight past 450
-    heavy = list(pipelined(lambda n: n, lambda n: n, range(5), lambda n: 10_000, 450, 1))
+    heavy = list(pipelined(lambda n: n, lambda n: n, range(5), lambda n: 10_000, 450, 100, 1))
     assert heavy == list(range(5))  # items heavier than the budget still go, `depth` ahead
+    asked.clear()
+    light = [
+        max(asked) - n
+        for n in pipelined(lambda n: asked.append(n) or n, lambda n: n, range(50), lambda n: 1, 450, 6, 2)
+    ]
+    assert light == [5] * 44 + [5, 4, 3, 2, 1, 0]  # light items: `most` of them asked for, not 450
 
 
 def test_pipelined_items_stop_being_asked_for_once_the_caller_stops_taking_them():
     asked: list[int] = []
-    stream = pipelined(lambda n: asked.append(n) or n, lambda n: n, range(1000), lambda n: 1, 10, 2)
+    stream = pipelined(lambda n: asked.append(n) or n, lambda n: n, range(1000), lambda n: 1, 10, 100, 2)
     assert [next(stream) for _ in range(3)] == [0, 1, 2]
     stream.close()
     assert len(asked) <= 3 + 11

@@ -56,7 +56,9 @@ READ_AHEAD = 3
 """Row groups a streamed scan decodes ahead of the one being searched."""
 READ_AHEAD_BYTES = 16 << 20
 """The bytes a streamed scan asks for ahead of the row group being searched: enough to keep a far hub's
-line busy (100 ms at 50 MB/s is 5 MB in flight) whether its row groups are large or small."""
+line busy (100 ms at 50 MB/s is 5 MB in flight) whether its row groups are large or small, within
+READERS row groups (no more are read at once: asking for thousands of small ones in one go held the
+GIL long enough to slow the UI's frames)."""
 GROW_BY = 2.0
 """A list that grows while the metadata comes in takes the new rows once they are this many times the rows
 it shows, and when the last file is in: each time, the trials are grouped again and the facets counted."""
@@ -421,7 +423,9 @@ class RemoteDataset(Storage):
 
         try:
             with DaemonPool(READERS, "tracetui-hub") as readers:
-                for found in pipelined(ask, piece, range(len(self.groups)), weight, READ_AHEAD_BYTES, READ_AHEAD):
+                for found in pipelined(
+                    ask, piece, range(len(self.groups)), weight, READ_AHEAD_BYTES, READERS, READ_AHEAD
+                ):
                     if cancelled is not None and cancelled():
                         raise InterruptedError("cancelled")
                     yield found

@@ -108,20 +108,24 @@ def pipelined(
     items: Sequence[T],
     weight: Callable[[A], int],
     budget: int,
+    most: int,
     depth: int,
 ) -> Iterator[R]:
     """`finish(ask(item))` for each item, in order. `ask` starts an item's I/O and returns at once (a row
     group's reads asked of the hub): it runs here, on items ahead of the one taken while what was asked
-    and not yet taken weighs less than `budget` (and on `depth` of them at least); `finish` waits for that
-    I/O and decodes it, on up to `depth` + 1 threads. A scan of many small row groups then streams at the
-    hub's bandwidth, not a round trip per few groups, and the decoded ones held stay few."""
+    and not yet taken weighs less than `budget` and counts fewer than `most` items (and on `depth` of
+    them at least); `finish` waits for that I/O and decodes it, on up to `depth` + 1 threads. A scan of
+    many small row groups then streams at the hub's bandwidth, not a round trip per few groups, and the
+    decoded ones held stay few."""
     asked: dict[int, A] = {}
     held = 0  # the weight asked for and not yet taken
     following = 0  # the next item to ask for
 
-    def ask_through(last: int) -> None:
+    def ask_from(position: int) -> None:
         nonlocal held, following
-        while following < len(items) and (following <= last or held < budget):
+        while following < len(items) and (
+            following <= position + depth or (held < budget and following < position + most)
+        ):
             asked[following] = ask(items[following])
             held += weight(asked[following])
             following += 1
@@ -129,7 +133,7 @@ def pipelined(
     with DaemonPool(depth + 1, "tracetui-ahead") as pool:
         running: collections.deque[Future[R]] = collections.deque()
         for position in range(len(items)):
-            ask_through(position + depth)
+            ask_from(position)
             while len(running) <= depth and position + len(running) < len(items):
                 running.append(pool.submit(finish, asked[position + len(running)]))
             value = running.popleft().result()
