@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from .memory import snapshot
+from .memory import PrivatePeak, snapshot
 
 SIZE = (120, 40)
 COMMON_NEEDLE = "error"
@@ -143,9 +143,11 @@ def first_open(data: Path) -> None:
 
     from .search_speed import cli_session
 
-    began = time.perf_counter()
-    session = cli_session(data)
-    report(seconds=time.perf_counter() - began, trials=len(session), memory=snapshot())
+    with PrivatePeak() as private:
+        began = time.perf_counter()
+        session = cli_session(data)
+        seconds = time.perf_counter() - began
+    report(seconds=seconds, trials=len(session), memory=snapshot(), private_peak=private.mb)
 
 
 def main(argv: list[str]) -> None:
