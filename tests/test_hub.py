@@ -389,6 +389,10 @@ def test_the_hub_going_away_is_one_line_and_what_was_read_stays(big, serve):
     assert "\n" not in str(failure.value)
     assert session.history(0).messages  # read before: still there
     assert session.info(last).trial_name  # the list and facets need no network
+    began = time.monotonic()
+    with pytest.raises(SourceError) as failure:  # a search streams what is not kept: the 64 row groups
+        search(session, "collected")  # it asked for ahead all fail, and it says so once
+    assert time.monotonic() - began < 10 and "\n" not in str(failure.value)
 
 
 @pytest.mark.parametrize("kind", ["refused", "silent"])
