@@ -387,8 +387,8 @@ class RemoteDataset(Storage):
 
     def scan(self, conversations: bool, verifier: bool, cancelled: Callable[[], bool] | None = None) -> Iterator[Piece]:
         """Row group by row group: from the cache when it has it, else only the asked-for columns, streamed
-        (asked for up to READ_AHEAD_BYTES ahead, decoded READ_AHEAD ahead, not kept). Raises
-        InterruptedError when `cancelled()`, Unreachable when the hub is gone."""
+        (asked for up to READ_AHEAD_BYTES and READERS row groups ahead, decoded READ_AHEAD ahead, not
+        kept). Raises InterruptedError when `cancelled()`, Unreachable when the hub is gone."""
         layout = self.layout
         leaves: tuple[str, ...] = (layout.content,) if conversations else ()
         if verifier and layout.verifier:
