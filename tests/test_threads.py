@@ -99,3 +99,31 @@ def test_pipelined_items_stop_being_asked_for_once_the_caller_stops_taking_them(
     assert [next(stream) for _ in range(3)] == [0, 1, 2]
     stream.close()
     assert len(asked) <= 3 + 11
+
+
+def test_a_pool_thread_waiting_for_work_holds_nothing_of_the_last():
+    """What a pool's work returned is the future's alone: once the caller lets the future go it is freed,
+    while the pool is still open (its thread held it until the next work came, past a `give_back`)."""
+    import gc
+    import time
+    import weakref
+
+    from tracetui.data.threads import DaemonPool
+
+    class Result:
+        pass
+
+    with DaemonPool(1, "test-pool") as pool:
+        future = pool.submit(Result)
+        result = weakref.ref(future.result(timeout=5))
+        waited = time.monotonic() + 5
+        while not pool._idle and time.monotonic() < waited:  # the thread done with it, waiting for more
+            time.sleep(0.01)
+        held = gc.isenabled()
+        gc.disable()  # freed by reference counting, not by a collection
+        try:
+            del future
+            assert result() is None
+        finally:
+            if held:
+                gc.enable()

@@ -61,7 +61,8 @@ class DaemonPool:
                 return
             future, work, args = item
             _settle(future, work, *args)
-            with self._lock:
+            del item, future, work, args  # it waits for the next holding nothing of this one: the result
+            with self._lock:  # is the future's alone, freed with it (for `heap.give_back` to return)
                 self._idle += 1
 
     def shutdown(self) -> None:
