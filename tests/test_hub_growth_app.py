@@ -1,6 +1,7 @@
 """The app on a hub dataset whose metadata is still coming in: the first screen shows the trials of the
-files read so far and says how many files are in; actions over every trial say they wait; the list grows
-under the user's cursor, and what waited starts once it is whole."""
+files read so far and says how many files are in; actions over every trial say they wait (a search or
+an export takes its answer and holds it); the list grows under the user's cursor, and what waited starts
+once it is whole."""
 
 from __future__ import annotations
 
@@ -46,8 +47,10 @@ async def test_the_list_grows_under_the_cursor_as_the_metadata_comes_in(files, h
             await until(pilot, lambda: screen.conversation.messages, "the third trial's text")
             trial = screen.trial
             name = session.info(trial).trial_name
-            await pilot.press("s")
-            assert screen.status_line.text.startswith("Search waits for the whole list")
+            await pilot.press("s", *"IndexError", "enter")  # typed on, as a user does
+            assert screen.status_line.text.startswith("Search for 'IndexError' starts once the list is whole")
+            assert screen.search.result is None and not screen.prompt.display  # the prompt took every key
+            await pilot.press("escape")  # dropped (a search's matches would filter the list below)
             await pilot.press("S")
             assert screen.status_line.text.startswith("Stats waits for the whole list") and len(app.screen_stack) == 2
             assert screen.verifiers.index is None  # its background work waits too
@@ -62,7 +65,7 @@ async def test_the_list_grows_under_the_cursor_as_the_metadata_comes_in(files, h
             await until(pilot, lambda: not bar.display, "the listing's progress to go")
             await until(pilot, lambda: screen.verifiers.index is not None, "the verifier index", tries=1500)
             await pilot.press("s")
-            assert not screen.status_line.text.startswith("Search waits")
+            assert screen.prompt.display  # and a search now starts when it is answered
 
 
 async def test_a_trial_asked_for_in_a_file_not_read_yet_is_opened_once_the_list_is_whole(
@@ -137,3 +140,25 @@ async def test_the_trial_shown_grows_with_rows_not_read_yet_and_the_list_goes_on
         await until(pilot, lambda: len(screen.conversation.messages) == messages, "its grown conversation")
         assert session.info(screen.trial).trial_name == name
         assert len(screen.trial_list.order) == len(whole)
+
+
+async def test_an_answer_that_waits_for_the_whole_list_is_dropped_by_esc_and_replaced_by_the_next(
+    files,  # noqa: F811
+    held,  # noqa: F811
+    monkeypatch,
+    tmp_path,
+):
+    async with growing_app(files, monkeypatch) as (_app, pilot, screen, _session):
+        await pilot.press("A", *"flaky?", "enter")
+        assert screen.status_line.text.startswith("Asking 'flaky?' starts once the list is whole")
+        await pilot.press("s", *"first", "enter", "escape")  # replaces the question, then dropped
+        assert screen.status_line.text == "Search for 'first': cancelled."
+        target = tmp_path / "out.jsonl"
+        await pilot.press("ctrl+e", "ctrl+u", *str(target), "enter")
+        assert screen.status_line.text.startswith(f"Export to {target} starts once the list is whole")
+        await pilot.press("s", *"second", "enter")  # the later answer replaces the export
+        assert screen.status_line.text.startswith("Search for 'second' starts once the list is whole")
+        held.set()
+        await until(pilot, lambda: screen.search.result is not None, "the search that waited", tries=1500)
+        assert screen.search.result.pattern == "second"
+        assert not target.exists()  # the dropped export never ran

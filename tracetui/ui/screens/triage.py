@@ -43,7 +43,7 @@ from ..triage.live import LiveJobs
 from ..triage.outlets import Outlets
 from ..triage.panes import TrialPanes
 from ..triage.prompts import PromptAnswers
-from ..triage.routes import Route
+from ..triage.routes import Route, WhenWhole
 from ..triage.search import Search, Searched
 from ..triage.verifiers import GROUP as VERIFIER_GROUP
 from ..triage.verifiers import VerifierIndexing, VerifiersIndexed
@@ -123,15 +123,16 @@ class TriageScreen(Screen[None]):
         self.pane_layout = PaneLayout(self)
         self.live = LiveJobs(self, self.labels, self.verifiers, self.findings, self.search, self.panes)
         self.others = OtherScreens(self, self.filters, self.search, self.findings, self.panes, self.labelling)
+        self.when_whole = WhenWhole(self)
         self.answers = PromptAnswers(
             self.pane_layout,
             {
                 PromptMode.FIND: self.search.find_in_conversation,
-                PromptMode.SEARCH: self.search.start,
-                PromptMode.EXPORT: self.export.export_to,
+                PromptMode.SEARCH: self.when_whole.answer(lambda text: f"Search for {text!r}", self.search.start),
+                PromptMode.EXPORT: self.when_whole.answer(lambda path: f"Export to {path}", self.export.export_to),
                 PromptMode.OVERWRITE: self.export.overwrite_answered,
                 PromptMode.EPISODE: self.panes.goto_episode,
-                PromptMode.ASK: self.asks.ask,
+                PromptMode.ASK: self.when_whole.answer(lambda question: f"Asking {question!r}", self.asks.ask),
                 PromptMode.VALUES: self.filters.values_answered,
             },
         )
@@ -276,6 +277,7 @@ class TriageScreen(Screen[None]):
             keep = trial if keep is None and self.trial == self._first_trial else keep
         self._resumed = None
         self.apply_filters(keep=keep)  # the header's counts, no longer "so far"
+        self.when_whole.release()
         self.status_line.recheck()
         if self._whole_waits:
             self._whole_waits = False
@@ -456,15 +458,15 @@ class TriageScreen(Screen[None]):
     action_reverse_sort = Route("filters", "reverse_sort")
     action_next_failure = Route("verifiers", "next_failure")
     action_next_finding = Route("findings", "next_finding")
-    action_ask = Route("asks", "begin", whole="Asking every trial")
+    action_ask = Route("asks", "begin")  # its answer waits for a growing list (`when_whole`)
     action_next_answer = Route("asks", "next_answer")
-    action_search = Route("search", "begin", whole="Search")
+    action_search = Route("search", "begin")  # its answer waits for a growing list (`when_whole`)
     action_find = Route("search", "find")
     action_find_next = Route("search", "goto_match", +1)
     action_find_prev = Route("search", "goto_match", -1)
     action_label = Route("labelling", "toggle")
     action_undo_label = Route("labelling", "undo")
-    action_export = Route("export", "begin", whole="Export")
+    action_export = Route("export", "begin")  # its answer waits for a growing list (`when_whole`)
     action_copy = Route("outlets", "copy")
     action_copy_trial = Route("outlets", "copy_trial")
     action_pager = Route("outlets", "pager")
@@ -475,10 +477,12 @@ class TriageScreen(Screen[None]):
     action_maximize = Route("pane_layout", "zoom")
 
     def action_escape(self) -> None:
-        """Esc: leave the name filter's box, else cancel running work, else clear the search, else leave
-        the maximized pane."""
+        """Esc: leave the name filter's box, else drop a search or export waiting for the whole list, else
+        cancel running work, else clear the search, else leave the maximized pane."""
         if self.focused is self.name_filter:
             self.trial_list.focus()
+            return
+        if self.when_whole.drop():
             return
         running = [w for w in self.workers if w.group in CANCELLABLE and w.is_running]
         if running:

@@ -138,6 +138,11 @@ class AskController:
         if self.running is not None:
             self.screen.status("A question is being asked (Esc cancels it).")
             return
+        if self.session.growing is not None:  # its answer waits for the whole list (`WhenWhole`)
+            self.screen.prompt.ask(
+                PromptMode.ASK, "a yes/no question for the listed trials, asked once the list is whole", self.question
+            )
+            return
         order = self.screen.trial_list.order
         if not len(order):
             self.screen.status("No trials listed to ask (x clears the filters).", about=self.screen.about_filters)
@@ -163,6 +168,9 @@ class AskController:
             return
         self.question = question
         trials = [int(t) for t in self.screen.trial_list.order]
+        if not trials:  # asked while the list grew, and none listed once it was whole
+            self.screen.status("No trials listed to ask (x clears the filters).", about=self.screen.about_filters)
+            return
         self.screen.status(f"Asking {settings.endpoint.url} which model it serves…")
         in_thread(self.screen, partial(self._run, question, trials, settings), GROUP, "Ask")
 

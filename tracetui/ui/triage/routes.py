@@ -2,13 +2,18 @@
 (`action_find`); `action_find = Route("search", "find")` there calls `screen.search.find()`, with any
 arguments given here, then the binding's. tests/test_triage_parts.py checks that each one resolves.
 
-An action over every trial (`whole`: search, export, stats, …) waits while a hub dataset's list is still
-growing (`Session.growing`): it would cover only the trials in so far; the message line says so."""
+An action over every trial (`whole`: stats, compare, a question, …) waits while a hub dataset's list is
+still growing (`Session.growing`): it would cover only the trials in so far; the message line says so. One
+that asks for text first (a search, an export) opens its prompt all the same, and its answer waits
+(`WhenWhole`): keys typed after `s` go into the prompt, not to the keys they would be on the list."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
+
+from ...data.session import Session
 
 
 class Route:
@@ -38,3 +43,58 @@ def _when_whole(screen: Any, what: str, method: Any, *args: object) -> Any:
         about=lambda: screen.session.growing is None,  # gone once the list is whole
     )
     return None
+
+
+class WholeHost(Protocol):
+    """What `WhenWhole` uses of its screen."""
+
+    session: Session
+
+    def status(
+        self, message: str, hold: bool = False, background: bool = False, about: Callable[[], object] | None = None
+    ) -> None: ...
+
+
+class WhenWhole:
+    """The answer to a prompt given while a hub dataset's list still grows, kept until the list is whole
+    (`release`), then carried out; the message line says so meanwhile, and Esc drops it (`drop`). A later
+    answer replaces it."""
+
+    def __init__(self, screen: WholeHost) -> None:
+        self.screen = screen
+        self.held: tuple[str, Callable[[], object]] | None = None
+        """What the held answer does, said ("Search for 'x'"), and the call that does it."""
+
+    def answer(self, what: Callable[[str], str], act: Callable[[str], object]) -> Callable[[str], object]:
+        """`act` as a prompt's answer: at once on a whole list, else held; `what` says it from the text."""
+
+        def answered(text: str) -> None:
+            growing = self.screen.session.growing
+            if growing is None:
+                act(text)
+                return
+            read, total = growing
+            held = self.held = (what(text), partial(act, text))
+            self.screen.status(
+                f"{held[0]} starts once the list is whole ({read:,} of {total:,} files in; Esc cancels).",
+                hold=True,
+                about=lambda: self.held is held,  # gone once it starts or is dropped
+            )
+
+        return answered
+
+    def release(self) -> None:
+        """The list is whole: the held answer, if any, is carried out."""
+        if self.held is not None:
+            _, act = self.held
+            self.held = None
+            act()
+
+    def drop(self) -> bool:
+        """Esc: the held answer goes, and the message line says so; False when none was held."""
+        if self.held is None:
+            return False
+        what, _ = self.held
+        self.held = None
+        self.screen.status(f"{what}: cancelled.")
+        return True
