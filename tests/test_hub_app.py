@@ -106,6 +106,16 @@ async def test_a_trial_says_loading_until_its_text_arrives(hub):
         assert not any("loading…" in line for line in visible_lines(screen.conversation))
 
 
+async def test_a_find_answered_while_its_trial_is_read_from_the_hub_is_made_once_the_text_is_in(hub):
+    async with first_trial_shown() as (_app, pilot, screen):
+        hub.delay = 1.0
+        await pilot.press("G")  # another row group: "loading…"
+        await pilot.press("slash", "e", "enter")
+        assert screen.status_line.text == "Finding 'e' once this trial is read from the hub…"  # not "no match"
+        await until(pilot, lambda: screen.conversation.messages, "the trial's text")
+        assert screen.status_line.text.startswith("match 1/") and screen.conversation.match_index == 0
+
+
 async def test_the_background_work_waits_for_the_first_conversation_to_be_drawn(hub, monkeypatch):
     """The verifier index streams from the hub: it starts once the first trial's text, read from the hub,
     is drawn, even when its reading ended before the first frame and the panes have not drawn it yet."""

@@ -127,7 +127,7 @@ class TriageScreen(Screen[None]):
         self.answers = PromptAnswers(
             self.pane_layout,
             {
-                PromptMode.FIND: self.search.find_in_conversation,
+                PromptMode.FIND: self.panes.find,
                 PromptMode.SEARCH: self.when_whole.answer(lambda text: f"Search for {text!r}", self.search.start),
                 PromptMode.EXPORT: self.when_whole.answer(lambda path: f"Export to {path}", self.export.export_to),
                 PromptMode.OVERWRITE: self.export.overwrite_answered,

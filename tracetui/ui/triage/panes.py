@@ -53,6 +53,8 @@ class TrialPanes:
         """A filter change moved the list: the panes show its selected trial once the list is painted."""
         self.drawn: int | None = None
         """The trial whose text the panes drew last: not yet `shown` while that one's is read from the hub."""
+        self._finding: tuple[int, str] | None = None
+        """A find answered while its trial's text was read from the hub: (the trial, the text)."""
 
     # --- the selected trial --------------------------------------------------------------------
     def show_selected(self) -> None:
@@ -64,6 +66,7 @@ class TrialPanes:
         moved = self.shown is not None  # from a trial shown: the cursor may be paging on
         self.shown = trial
         self.subagent = None
+        self._finding = None  # a find waits for its own trial's text only
         self.host.status_line.recheck()
         if self.fetch.ready((trial,)):
             self._display(trial)
@@ -107,9 +110,25 @@ class TrialPanes:
         info = self.session.info(trial)
         host.verifier.show(self.session.verifier_output(trial), info.outcome, info.result, self.session.usage_of(trial))
         self.findings.show_trial(trial)
-        self.search.highlight()
+        finding, self._finding = self._finding, None
+        if finding is not None and finding[0] == trial:
+            self.search.find_in_conversation(finding[1])
+        else:
+            self.search.highlight()
         self.show_position()
         host.trial_drawn()
+
+    def find(self, text: str) -> None:
+        """The find prompt's answer: in the conversation shown, or once the trial's text, read from the hub,
+        is (not "no match" in its "loading…")."""
+        trial = self.shown
+        if trial is None or not self.awaiting_text:
+            self.search.find_in_conversation(text)
+            return
+        finding = self._finding = (trial, text)
+        self.host.status(
+            f"Finding {text!r} once this trial is read from the hub…", about=lambda: self._finding is finding
+        )
 
     def show_none(self) -> None:
         """The list emptied: the panes empty too (the list's message line says so once)."""
