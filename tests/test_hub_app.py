@@ -116,6 +116,20 @@ async def test_a_find_answered_while_its_trial_is_read_from_the_hub_is_made_once
         assert screen.status_line.text.startswith("match 1/") and screen.conversation.match_index == 0
 
 
+async def test_keys_on_the_conversation_of_a_trial_being_read_wait_for_it_or_say_so(hub):
+    hub.delay = 1.0  # the first trial's text takes a second: the keys come before it
+    app = make_app(prepare([SourceSpec(REPO)], progressive=True), StartOptions(download=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        assert screen.panes.awaiting_text
+        await pilot.press("u")
+        assert screen.status_line.text == "This trial is being read from the Hugging Face hub…"  # not "none"
+        await pilot.press("e", "3", "enter")
+        assert screen.status_line.text == "Going to episode 3 once this trial is read from the hub…"
+        await until(pilot, lambda: screen.conversation.messages, "the trial's text")
+        assert screen.conversation.episode_position()[0] == 3
+
+
 async def test_the_background_work_waits_for_the_first_conversation_to_be_drawn(hub, monkeypatch):
     """The verifier index streams from the hub: it starts once the first trial's text, read from the hub,
     is drawn, even when its reading ended before the first frame and the panes have not drawn it yet."""

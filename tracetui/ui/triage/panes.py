@@ -53,8 +53,8 @@ class TrialPanes:
         """A filter change moved the list: the panes show its selected trial once the list is painted."""
         self.drawn: int | None = None
         """The trial whose text the panes drew last: not yet `shown` while that one's is read from the hub."""
-        self._finding: tuple[int, str] | None = None
-        """A find answered while its trial's text was read from the hub: (the trial, the text)."""
+        self._waiting: tuple[int, Callable[[], object]] | None = None
+        """What a prompt's answer does once its trial's text, read from the hub, is drawn: (trial, act)."""
 
     # --- the selected trial --------------------------------------------------------------------
     def show_selected(self) -> None:
@@ -66,7 +66,7 @@ class TrialPanes:
         moved = self.shown is not None  # from a trial shown: the cursor may be paging on
         self.shown = trial
         self.subagent = None
-        self._finding = None  # a find waits for its own trial's text only
+        self._waiting = None  # an answer waits for its own trial's text only
         self.host.status_line.recheck()
         if self.fetch.ready((trial,)):
             self._display(trial)
@@ -110,25 +110,27 @@ class TrialPanes:
         info = self.session.info(trial)
         host.verifier.show(self.session.verifier_output(trial), info.outcome, info.result, self.session.usage_of(trial))
         self.findings.show_trial(trial)
-        finding, self._finding = self._finding, None
-        if finding is not None and finding[0] == trial:
-            self.search.find_in_conversation(finding[1])
-        else:
-            self.search.highlight()
+        self.search.highlight()
         self.show_position()
+        waiting, self._waiting = self._waiting, None
+        if waiting is not None and waiting[0] == trial:
+            waiting[1]()
         host.trial_drawn()
 
-    def find(self, text: str) -> None:
-        """The find prompt's answer: in the conversation shown, or once the trial's text, read from the hub,
-        is (not "no match" in its "loading…")."""
+    def when_drawn(self, what: str, act: Callable[[], object]) -> None:
+        """A prompt's answer that works on the conversation (find, go to an episode): now, or once the
+        trial's text, read from the hub, is drawn (not "no match" in its "loading…"), saying `what` waits
+        meanwhile; dropped if the cursor moves on first."""
         trial = self.shown
         if trial is None or not self.awaiting_text:
-            self.search.find_in_conversation(text)
+            act()
             return
-        finding = self._finding = (trial, text)
-        self.host.status(
-            f"Finding {text!r} once this trial is read from the hub…", about=lambda: self._finding is finding
-        )
+        waiting = self._waiting = (trial, act)
+        self.host.status(f"{what} once this trial is read from the hub…", about=lambda: self._waiting is waiting)
+
+    def find(self, text: str) -> None:
+        """The find prompt's answer."""
+        self.when_drawn(f"Finding {text!r}", lambda: self.search.find_in_conversation(text))
 
     def show_none(self) -> None:
         """The list emptied: the panes empty too (the list's message line says so once)."""
@@ -248,6 +250,9 @@ class TrialPanes:
         if host.trial is None:
             host.no_trial()
             return
+        if self.awaiting_text:  # not "no sub-agents" before its text is in
+            host.status("This trial is being read from the Hugging Face hub…", about=lambda: self.awaiting_text)
+            return
         if history is None or not history.subagents:
             host.status("This trial has no sub-agent conversations.", about=host.about_trial)
             return
@@ -264,11 +269,17 @@ class TrialPanes:
         if self.host.trial is None:
             self.host.no_trial()
             return
+        if self.awaiting_text:  # its episodes are not known yet
+            self.host.prompt.ask(PromptMode.EPISODE, "go to episode (once this trial is read from the hub)")
+            return
         episodes = self.host.conversation.episode_position()[1]
         self.host.prompt.ask(PromptMode.EPISODE, f"go to episode (0–{max(0, episodes - 1)})")
 
     def goto_episode(self, text: str) -> None:
         """The episode prompt's answer."""
+        self.when_drawn(f"Going to episode {text}", lambda: self._goto_episode(text))
+
+    def _goto_episode(self, text: str) -> None:
         try:
             episode = int(text)
         except ValueError:
