@@ -477,8 +477,8 @@ class TriageScreen(Screen[None]):
     action_maximize = Route("pane_layout", "zoom")
 
     def action_escape(self) -> None:
-        """Esc: leave the name filter's box, else drop a search or export waiting for the whole list, else
-        cancel running work, else clear the search, else leave the maximized pane."""
+        """Esc: leave the name filter's box, else drop a search, export or question waiting for the whole
+        list, else cancel running work, else clear the search, else leave the maximized pane."""
         if self.focused is self.name_filter:
             self.trial_list.focus()
             return

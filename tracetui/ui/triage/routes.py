@@ -2,10 +2,10 @@
 (`action_find`); `action_find = Route("search", "find")` there calls `screen.search.find()`, with any
 arguments given here, then the binding's. tests/test_triage_parts.py checks that each one resolves.
 
-An action over every trial (`whole`: stats, compare, a question, …) waits while a hub dataset's list is
+An action over every trial (`whole`: stats, head to head, compare) waits while a hub dataset's list is
 still growing (`Session.growing`): it would cover only the trials in so far; the message line says so. One
-that asks for text first (a search, an export) opens its prompt all the same, and its answer waits
-(`WhenWhole`): keys typed after `s` go into the prompt, not to the keys they would be on the list."""
+that asks for text first (a search, an export, a question) opens its prompt all the same, and its answer
+waits (`WhenWhole`): keys typed after `s` go into the prompt, not to the keys they would be on the list."""
 
 from __future__ import annotations
 
