@@ -142,23 +142,33 @@ async def test_the_trial_shown_grows_with_rows_not_read_yet_and_the_list_goes_on
         assert len(screen.trial_list.order) == len(whole)
 
 
-async def test_an_answer_that_waits_for_the_whole_list_is_dropped_by_esc_and_replaced_by_the_next(
+async def test_an_answer_that_waits_for_the_whole_list_is_checked_at_once_dropped_by_esc_replaced_by_the_next(
     files,  # noqa: F811
     held,  # noqa: F811
     monkeypatch,
     tmp_path,
 ):
     async with growing_app(files, monkeypatch) as (_app, pilot, screen, _session):
+        monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+        await pilot.press("A", *"flaky?", "enter")
+        assert screen.status_line.text.startswith("no endpoint to ask")  # said now, not once the list is whole
+        monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # never asked: replaced below
         await pilot.press("A", *"flaky?", "enter")
         assert screen.status_line.text.startswith("Asking 'flaky?' starts once the list is whole")
-        await pilot.press("s", *"first", "enter", "escape")  # replaces the question, then dropped
+        asking = screen.when_whole.held
+        await pilot.press("s", "ctrl+u", *"/(/", "enter")  # a query that does not parse: said now
+        assert screen.status_line.text.startswith("invalid regex") and screen.when_whole.held is asking
+        await pilot.press("s", "ctrl+u", *"first", "enter", "escape")  # replaces the question, then dropped
         assert screen.status_line.text == "Search for 'first': cancelled."
         target = tmp_path / "out.jsonl"
+        target.write_text("mine\n")
         await pilot.press("ctrl+e", "ctrl+u", *str(target), "enter")
+        assert screen.prompt.display and "the file exists" in screen.prompt.placeholder  # asked now
+        await pilot.press("y", "enter")
         assert screen.status_line.text.startswith(f"Export to {target} starts once the list is whole")
-        await pilot.press("s", *"second", "enter")  # the later answer replaces the export
+        await pilot.press("s", "ctrl+u", *"second", "enter")  # the later answer replaces the export
         assert screen.status_line.text.startswith("Search for 'second' starts once the list is whole")
         held.set()
         await until(pilot, lambda: screen.search.result is not None, "the search that waited", tries=1500)
         assert screen.search.result.pattern == "second"
-        assert not target.exists()  # the dropped export never ran
+        assert target.read_text() == "mine\n"  # the dropped export never ran

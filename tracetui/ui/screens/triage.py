@@ -115,24 +115,24 @@ class TriageScreen(Screen[None]):
         self.labelling = Labelling(self, self.labels)
         self.findings = FindingsController(self)
         self.verifiers = VerifierIndexing(self)
-        self.search = Search(self)
+        self.when_whole = WhenWhole(self)
+        self.search = Search(self, self.when_whole)
         self.panes = TrialPanes(self, TrialFetch(self, session), self.findings, self.search)
-        self.asks = AskController(self, self.findings.evidence_of)
-        self.export = Export(self, self.labels, self.asks.indexes)
+        self.asks = AskController(self, self.findings.evidence_of, self.when_whole)
+        self.export = Export(self, self.labels, self.asks.indexes, self.when_whole)
         self.outlets = Outlets(self, self.panes)
         self.pane_layout = PaneLayout(self)
         self.live = LiveJobs(self, self.labels, self.verifiers, self.findings, self.search, self.panes)
         self.others = OtherScreens(self, self.filters, self.search, self.findings, self.panes, self.labelling)
-        self.when_whole = WhenWhole(self)
         self.answers = PromptAnswers(
             self.pane_layout,
             {
                 PromptMode.FIND: self.panes.find,
-                PromptMode.SEARCH: self.when_whole.answer(lambda text: f"Search for {text!r}", self.search.start),
-                PromptMode.EXPORT: self.when_whole.answer(lambda path: f"Export to {path}", self.export.export_to),
+                PromptMode.SEARCH: self.search.start,
+                PromptMode.EXPORT: self.export.export_to,
                 PromptMode.OVERWRITE: self.export.overwrite_answered,
                 PromptMode.EPISODE: self.panes.goto_episode,
-                PromptMode.ASK: self.when_whole.answer(lambda question: f"Asking {question!r}", self.asks.ask),
+                PromptMode.ASK: self.asks.ask,
                 PromptMode.VALUES: self.filters.values_answered,
             },
         )
@@ -458,15 +458,15 @@ class TriageScreen(Screen[None]):
     action_reverse_sort = Route("filters", "reverse_sort")
     action_next_failure = Route("verifiers", "next_failure")
     action_next_finding = Route("findings", "next_finding")
-    action_ask = Route("asks", "begin")  # its answer waits for a growing list (`when_whole`)
+    action_ask = Route("asks", "begin")  # what it starts waits for a growing list (`WhenWhole`)
     action_next_answer = Route("asks", "next_answer")
-    action_search = Route("search", "begin")  # its answer waits for a growing list (`when_whole`)
+    action_search = Route("search", "begin")  # what it starts waits for a growing list (`WhenWhole`)
     action_find = Route("search", "find")
     action_find_next = Route("search", "goto_match", +1)
     action_find_prev = Route("search", "goto_match", -1)
     action_label = Route("labelling", "toggle")
     action_undo_label = Route("labelling", "undo")
-    action_export = Route("export", "begin")  # its answer waits for a growing list (`when_whole`)
+    action_export = Route("export", "begin")  # what it starts waits for a growing list (`WhenWhole`)
     action_copy = Route("outlets", "copy")
     action_copy_trial = Route("outlets", "copy_trial")
     action_pager = Route("outlets", "pager")

@@ -29,6 +29,7 @@ from ..widgets.bars import PromptBar, PromptMode
 from ..widgets.columns import Column
 from ..widgets.verifier_panel import VerifierPanel
 from ..work import in_thread
+from .routes import WhenWhole
 
 if TYPE_CHECKING:  # the rest of `tracetui.ask` (the prompt reads verifier logs) loads when first used, off start-up
     from ...ask.endpoint import Settings
@@ -94,8 +95,9 @@ class AskHost(FeatureHost, Protocol):
 
 
 class AskController:
-    def __init__(self, screen: AskHost, evidence_of: Callable[[int], list[int] | None]) -> None:
+    def __init__(self, screen: AskHost, evidence_of: Callable[[int], list[int] | None], when_whole: WhenWhole) -> None:
         self.screen = screen
+        self.when_whole = when_whole
         self.evidence_of = evidence_of
         """The messages a trial's findings point at (None until the findings are in)."""
         self.session = screen.session
@@ -155,7 +157,8 @@ class AskController:
         )
 
     def ask(self, question: str) -> None:
-        """The prompt's answer: ask it of the trials listed now, in a worker."""
+        """The prompt's answer: ask it of the trials listed, in a worker (once a growing list is whole),
+        unless no endpoint is set."""
         from ...ask.endpoint import resolve_settings
         from ...store.config import config_path, load_config
 
@@ -167,6 +170,9 @@ class AskController:
             self.screen.status(f'{exc} (see README, "Ask every trial").')
             return
         self.question = question
+        self.when_whole.run(f"Asking {question!r}", partial(self._begin, question, settings))
+
+    def _begin(self, question: str, settings: Settings) -> None:
         trials = [int(t) for t in self.screen.trial_list.order]
         if not trials:  # asked while the list grew, and none listed once it was whole
             self.screen.status("No trials listed to ask (x clears the filters).", about=self.screen.about_filters)

@@ -20,6 +20,7 @@ from ..widgets.bars import PromptBar, PromptMode
 from ..work import WorkDone, WorkProgress, in_thread
 from .browser import Download, deliveries, download_name, in_browser
 from .labels import LabelBook
+from .routes import WhenWhole
 
 if TYPE_CHECKING:
     from ...ask.index import AskIndex
@@ -37,9 +38,12 @@ class ExportHost(FeatureHost, Protocol):
 
 
 class Export:
-    def __init__(self, host: ExportHost, labels: LabelBook, answers: dict[str, AskIndex]) -> None:
+    def __init__(
+        self, host: ExportHost, labels: LabelBook, answers: dict[str, AskIndex], when_whole: WhenWhole
+    ) -> None:
         self.host = host
         self.labels = labels
+        self.when_whole = when_whole
         self.answers = answers
         """The questions asked, by facet name: each an export column."""
         self._overwriting = ""
@@ -70,7 +74,11 @@ class Export:
             self.host.status(f"Not exported: {path} is kept as it was.")
 
     def run(self, path: str) -> None:
-        """Export the trials listed now to `path` in a worker."""
+        """Export the trials listed to `path` in a worker: now, or once a growing list is whole (its file
+        asked about before, not when the list happens to end growing)."""
+        self.when_whole.run(f"Export to {path}", partial(self._begin, path))
+
+    def _begin(self, path: str) -> None:
         trials = np.asarray(self.host.trial_list.order)
         in_thread(self.host, partial(self._run, path, trials), GROUP, "Export")
 

@@ -4,8 +4,9 @@ arguments given here, then the binding's. tests/test_triage_parts.py checks that
 
 An action over every trial (`whole`: stats, head to head, compare) waits while a hub dataset's list is
 still growing (`Session.growing`): it would cover only the trials in so far; the message line says so. One
-that asks for text first (a search, an export, a question) opens its prompt all the same, and its answer
-waits (`WhenWhole`): keys typed after `s` go into the prompt, not to the keys they would be on the list."""
+that asks for text first (a search, an export, a question) opens its prompt all the same, and the work its
+answer starts waits (`WhenWhole`): keys typed after `s` go into the prompt, not to the keys they would be
+on the list."""
 
 from __future__ import annotations
 
@@ -56,42 +57,39 @@ class WholeHost(Protocol):
 
 
 class WhenWhole:
-    """The answer to a prompt given while a hub dataset's list still grows, kept until the list is whole
-    (`release`), then carried out; the message line says so meanwhile, and Esc drops it (`drop`). A later
-    answer replaces it."""
+    """Work over every listed trial that a prompt's answer starts (a search, an export, a question), asked
+    for while a hub dataset's list still grows: the answer is checked at once (a bad query, a file that is
+    there, no endpoint: said, or asked, now), the work kept until the list is whole (`release`), then
+    started; the message line says so meanwhile, and Esc drops it (`drop`). A later one replaces it."""
 
     def __init__(self, screen: WholeHost) -> None:
         self.screen = screen
         self.held: tuple[str, Callable[[], object]] | None = None
-        """What the held answer does, said ("Search for 'x'"), and the call that does it."""
+        """What the held work is, said ("Search for 'x'"), and the call that starts it."""
 
-    def answer(self, what: Callable[[str], str], act: Callable[[str], object]) -> Callable[[str], object]:
-        """`act` as a prompt's answer: at once on a whole list, else held; `what` says it from the text."""
-
-        def answered(text: str) -> None:
-            growing = self.screen.session.growing
-            if growing is None:
-                act(text)
-                return
-            read, total = growing
-            held = self.held = (what(text), partial(act, text))
-            self.screen.status(
-                f"{held[0]} starts once the list is whole ({read:,} of {total:,} files in; Esc cancels).",
-                hold=True,
-                about=lambda: self.held is held,  # gone once it starts or is dropped
-            )
-
-        return answered
+    def run(self, what: str, start: Callable[[], object]) -> None:
+        """`start()` now on a whole list, else once it is whole."""
+        growing = self.screen.session.growing
+        if growing is None:
+            start()
+            return
+        read, total = growing
+        held = self.held = (what, start)
+        self.screen.status(
+            f"{what} starts once the list is whole ({read:,} of {total:,} files in; Esc cancels).",
+            hold=True,
+            about=lambda: self.held is held,  # gone once it starts or is dropped
+        )
 
     def release(self) -> None:
-        """The list is whole: the held answer, if any, is carried out."""
+        """The list is whole: the held work, if any, starts."""
         if self.held is not None:
-            _, act = self.held
+            _, start = self.held
             self.held = None
-            act()
+            start()
 
     def drop(self) -> bool:
-        """Esc: the held answer goes, and the message line says so; False when none was held."""
+        """Esc: the held work goes, and the message line says so; False when none was held."""
         if self.held is None:
             return False
         what, _ = self.held

@@ -22,6 +22,7 @@ from ..format import counted
 from ..widgets.bars import PromptBar, PromptMode
 from ..work import WorkDone, WorkProgress, in_thread
 from .query import compile_query, parse_query
+from .routes import WhenWhole
 
 if TYPE_CHECKING:
     from ...data.search import SearchResult
@@ -46,8 +47,9 @@ class SearchHost(FeatureHost, Protocol):
 
 
 class Search:
-    def __init__(self, host: SearchHost) -> None:
+    def __init__(self, host: SearchHost, when_whole: WhenWhole) -> None:
         self.host = host
+        self.when_whole = when_whole
         self.result: SearchResult | None = None
         self.pattern: re.Pattern[str] | None = None
         """What the conversation highlights: the last find's, or the search's."""
@@ -63,12 +65,16 @@ class Search:
         self.host.prompt.ask(PromptMode.SEARCH, "search every trial (/regex/; Esc cancels)", current)
 
     def start(self, text: str) -> None:
-        """The prompt's answer: search in a worker, unless the query does not parse."""
+        """The prompt's answer: search in a worker (once a growing list is whole), unless the query does
+        not parse."""
         try:
             compile_query(text)
         except ValueError as exc:
             self.host.status(str(exc))
             return
+        self.when_whole.run(f"Search for {text!r}", partial(self._begin, text))
+
+    def _begin(self, text: str) -> None:
         self.host.status(f"Searching for {text!r}… (Esc cancels)")
         in_thread(self.host, partial(self._run, text), GROUP, "Search")
 
