@@ -69,14 +69,12 @@ class WhenWhole:
 
     def run(self, what: str, start: Callable[[], object]) -> None:
         """`start()` now on a whole list, else once it is whole."""
-        growing = self.screen.session.growing
-        if growing is None:
+        if self.screen.session.growing is None:
             start()
             return
-        read, total = growing
         held = self.held = (what, start)
         self.screen.status(
-            f"{what} starts once the list is whole ({read:,} of {total:,} files in; Esc cancels).",
+            f"{what} starts once the list is whole (Esc cancels).",  # its files in: the listing's bar beside
             hold=True,
             about=lambda: self.held is held,  # gone once it starts or is dropped
         )
