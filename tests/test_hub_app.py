@@ -5,6 +5,7 @@ when the hub goes away, and stays remote when the dataset would not fit on the d
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 
 import pytest
@@ -106,18 +107,27 @@ async def test_a_trial_says_loading_until_its_text_arrives(hub):
         assert not any("loading…" in line for line in visible_lines(screen.conversation))
 
 
-async def test_a_find_answered_while_its_trial_is_read_from_the_hub_is_made_once_the_text_is_in(hub):
+def held_fetches(monkeypatch) -> threading.Event:
+    """Trials' text read from the hub comes in only once the returned event is set."""
+    arrived = threading.Event()
+    read = Session.fetch
+    monkeypatch.setattr(Session, "fetch", lambda self, trial: (arrived.wait(30), read(self, trial))[1])
+    return arrived
+
+
+async def test_a_find_answered_while_its_trial_is_read_from_the_hub_is_made_once_the_text_is_in(hub, monkeypatch):
     async with first_trial_shown() as (_app, pilot, screen):
-        hub.delay = 1.0
+        arrived = held_fetches(monkeypatch)
         await pilot.press("G")  # another row group: "loading…"
         await pilot.press("slash", "e", "enter")
         assert screen.status_line.text == "Finding 'e' once this trial is read from the hub…"  # not "no match"
+        arrived.set()
         await until(pilot, lambda: screen.conversation.messages, "the trial's text")
         assert screen.status_line.text.startswith("match 1/") and screen.conversation.match_index == 0
 
 
-async def test_keys_on_the_conversation_of_a_trial_being_read_wait_for_it_or_say_so(hub):
-    hub.delay = 1.0  # the first trial's text takes a second: the keys come before it
+async def test_keys_on_the_conversation_of_a_trial_being_read_wait_for_it_or_say_so(hub, monkeypatch):
+    arrived = held_fetches(monkeypatch)  # the first trial's text comes once the keys below are in
     app = make_app(prepare([SourceSpec(REPO)], progressive=True), StartOptions(download=False))
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await wait_loaded(app, pilot)
@@ -126,6 +136,7 @@ async def test_keys_on_the_conversation_of_a_trial_being_read_wait_for_it_or_say
         assert screen.status_line.text == "This trial is being read from the Hugging Face hub…"  # not "none"
         await pilot.press("e", "3", "enter")
         assert screen.status_line.text == "Going to episode 3 once this trial is read from the hub…"
+        arrived.set()
         await until(pilot, lambda: screen.conversation.messages, "the trial's text")
         assert screen.conversation.episode_position()[0] == 3
 
