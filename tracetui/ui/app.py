@@ -309,11 +309,18 @@ class TraceApp(App):
         filters = self.options.filters
         given = filters if (filters.selected or filters.text) else None  # none given: resume the last view
         screen = TriageScreen(session, given, trial, wanted)
-        if self._loading() is not None:
+        loading = self._loading()
+        if loading is not None:
             self.switch_screen(screen)
+            if loading.typed:  # typed ahead: handed over in order once the triage screen has drawn
+                screen.call_after_refresh(self._type_ahead, loading.typed)
         else:
             self.push_screen(screen)
         self._start_download(session)
+
+    async def _type_ahead(self, keys: list[events.Key]) -> None:
+        for key in keys:
+            await self.keys.take(key)
 
     # --- the background download of datasets read from the hub -------------------------------
     def _start_download(self, session: Session) -> None:

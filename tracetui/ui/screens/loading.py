@@ -1,8 +1,11 @@
-"""Shown while a session opens: conversion progress on first open, and a way out (Esc / q)."""
+"""Shown while a session opens: conversion progress on first open, and a way out (Esc / q). Other keys
+typed meanwhile are kept (`typed`) for the screen that follows it: `tracetui DATASET`, then `s` and a
+query straight away, searches once the list is up."""
 
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Middle
@@ -15,11 +18,15 @@ from ..work import Paced
 
 class LoadingScreen(Screen):
     BINDINGS = [Binding("escape,q", "cancel", "Cancel")]
+    PASSED_ON = frozenset({"escape", "q", "ctrl+q", "ctrl+c"})
+    """Keys that act here (its way out, the app's quit), not kept for the next screen."""
 
     def __init__(self, title: str) -> None:
         super().__init__()
         self.title_text = title
         self._progress: Paced[tuple[float, str]] = Paced(self, self._show)
+        self.typed: list[events.Key] = []
+        """The keys typed while it showed, in order, for the screen that follows."""
 
     def compose(self) -> ComposeResult:
         with Middle():
@@ -41,6 +48,12 @@ class LoadingScreen(Screen):
         fraction, message = report
         self.query_one(ProgressBar).update(progress=fraction)
         self.query_one("#loading-detail", Static).update(Text(message, style="dim"))
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key not in self.PASSED_ON:
+            event.stop()
+            event.prevent_default()
+            self.typed.append(events.Key(event.key, event.character))
 
     def action_cancel(self) -> None:
         self.app.exit(return_code=130, message="cancelled")

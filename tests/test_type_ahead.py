@@ -1,0 +1,50 @@
+"""Keys typed while the loading screen shows are not lost: they go, in order, to the triage screen once it
+has drawn (a search typed straight after `tracetui DATASET` searches); Esc and q still leave."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+from tracetui.data.session import open_session
+from tracetui.ui.app import StartOptions, TraceApp
+from tracetui.ui.screens.loading import LoadingScreen
+
+from .ui_helpers import demo_sources, until, wait_loaded
+
+
+@contextlib.asynccontextmanager
+async def loading(demo_dir):
+    """The app on the demo, its opening held (a slow hub, a first conversion) until the event is set,
+    once the loading screen shows: (app, pilot, event)."""
+    sources = demo_sources(demo_dir)
+    go = threading.Event()
+
+    def opening(report):
+        go.wait(30)
+        return open_session(sources, report)
+
+    app = TraceApp(sources, StartOptions(opening=opening))
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, LoadingScreen), "the loading screen")
+            yield app, pilot, go
+    finally:
+        go.set()
+
+
+async def test_keys_typed_while_loading_reach_the_triage_screen_in_order(demo_dir):
+    async with loading(demo_dir) as (app, pilot, go):
+        await pilot.press("j", "j", "slash", *"user", "enter")  # two trials down, then a find
+        assert isinstance(app.screen, LoadingScreen)  # still opening: nothing lost meanwhile
+        go.set()
+        screen = await wait_loaded(app, pilot)
+        await until(pilot, lambda: screen.status_line.text.startswith("match 1/"), "the find typed ahead")
+        assert screen.trial_list.cursor == 2
+
+
+async def test_q_while_loading_still_leaves(demo_dir):
+    async with loading(demo_dir) as (app, pilot, _go):
+        await pilot.press("j", "q")
+        await pilot.pause()
+    assert app.return_code == 130
