@@ -48,3 +48,23 @@ async def test_q_while_loading_still_leaves(demo_dir):
         await pilot.press("j", "q")
         await pilot.pause()
     assert app.return_code == 130
+
+
+async def test_the_name_filter_never_has_the_keys_as_the_triage_screen_opens(demo_dir, monkeypatch):
+    """Textual focuses a new screen's first focusable widget, the name filter's box, and `on_mount` moved
+    the focus to the list only after: keys typed as the app started (`s`, a query) went into the box."""
+    from textual.screen import Screen
+
+    from tracetui.ui.screens.triage import TriageScreen
+
+    focused = []
+    set_focus = Screen.set_focus
+    monkeypatch.setattr(
+        Screen, "set_focus", lambda self, widget, *a, **k: (focused.append(widget), set_focus(self, widget, *a, **k))[1]
+    )
+    sources = demo_sources(demo_dir)
+    app = TraceApp(sources, StartOptions(), session=open_session(sources))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_loaded(app, pilot)
+        assert isinstance(screen, TriageScreen) and screen.focused is screen.trial_list
+    assert focused and all(widget is screen.trial_list for widget in focused if widget is not None)

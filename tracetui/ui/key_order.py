@@ -7,9 +7,10 @@ acted: the text typed right after `a` misses the note editor that `a` opens, the
 to the list Enter just left. So the app hands keys over one at a time: the next one once the one
 before has gone all the way up (a marker posted behind it, `KeyDone`, has reached the app), every
 widget of the screen has handled the messages it caused (a focus moved through a message included),
-and the screen shown is ready for typing (mounted, its text box focused, and not `holds_keys`: the
-triage screen's panes about to show the trial a filter selected). A key never waits more than
-`MAX_WAIT` seconds, whatever holds it.
+and the screen shown is ready for typing (one of the app's, not Textual's default screen before it:
+keys typed as the app starts; mounted, its text box focused, and not `holds_keys`: the triage screen's
+panes about to show the trial a filter selected). A key never waits more than `MAX_WAIT` seconds for
+the one before it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ MAX_WAIT = 2.0
 """Seconds a key waits at most for the one before it (a widget removed with the marker in its queue)."""
 POLL = 0.002
 """Seconds between looks while a key waits."""
+NEWLINE = "ctrl+j"
+"""Taken as Enter: Enter typed before the terminal went raw arrives as it (the tty turned its CR into LF:
+`tracetui DATASET`, then `s`, a query and Enter straight away), and ^J is Enter to readline too."""
+DEFAULT_SCREEN = "_default"
+"""The id of the screen Textual shows before the app pushes one (`App.get_default_screen`)."""
 
 
 @dataclass(eq=False)
@@ -79,7 +85,7 @@ class KeyOrder:
         """Whether `event` is taken here: a key typed, handed over now or later."""
         if not isinstance(event, events.Key) or event.is_forwarded or not self.app.screen_stack:
             return False  # a key that bubbled back up to the app goes on to its bindings
-        self.waiting.append(event)
+        self.waiting.append(events.Key("enter", "\r") if event.key == NEWLINE else event)
         await self._hand_over()
         return True
 
@@ -104,7 +110,11 @@ class KeyOrder:
         await self._hand_over()
 
     def _settled(self) -> bool:
-        """Whether the last key handed over has done all it does and the screen is ready for typing."""
+        """Whether the last key handed over has done all it does and the screen is ready for typing. Keys
+        typed as the app starts (the terminal hands them over once it is up) wait for its first screen:
+        Textual's own default screen, until then, would drop them."""
+        if self.app.screen.id == DEFAULT_SCREEN:
+            return False
         last = self.last
         if last is None or monotonic() - last.at > MAX_WAIT:
             return True

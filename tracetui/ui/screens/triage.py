@@ -76,6 +76,9 @@ class TriageScreen(Screen[None]):
     COMMANDS = {_sort_commands, FilterValueCommands}
     ALLOW_IN_MAXIMIZED_VIEW = "Footer, PromptBar, #position, #status-row"
     """A zoomed pane keeps the prompt (find, episode), the position and message lines and the keys."""
+    AUTO_FOCUS = "#trials"
+    """The list has the keys from the start: Textual's first focusable, the name filter's box, took the
+    keys typed as the app started (`s` and a query went into it) until `on_mount` moved the focus."""
 
     state: var[FilterState] = var(FilterState, init=False)
     """The filters: the one copy, which the sidebar is bound to; a change applies them."""
