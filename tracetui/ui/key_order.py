@@ -113,7 +113,8 @@ class KeyOrder:
         """Whether the last key handed over has done all it does and the screen is ready for typing. Keys
         typed as the app starts (the terminal hands them over once it is up) wait for its first screen:
         Textual's own default screen, until then, would drop them."""
-        if self.app.screen.id == DEFAULT_SCREEN:
+        stack = self.app.screen_stack  # empty once the app has closed its screens
+        if stack and stack[-1].id == DEFAULT_SCREEN:
             return False
         last = self.last
         if last is None or monotonic() - last.at > MAX_WAIT:
