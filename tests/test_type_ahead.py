@@ -43,9 +43,16 @@ async def test_keys_typed_while_loading_reach_the_triage_screen_in_order(demo_di
         assert screen.trial_list.cursor == 2
 
 
-async def test_q_while_loading_still_leaves(demo_dir):
+async def test_q_while_loading_still_leaves_unless_it_is_in_what_is_typed(demo_dir):
+    async with loading(demo_dir) as (app, pilot, go):
+        await pilot.press("s", *"sql", "enter")  # a query with a q in it: kept, not a way out
+        assert isinstance(app.screen, LoadingScreen)
+        go.set()
+        screen = await wait_loaded(app, pilot)
+        await until(pilot, lambda: screen.search.result is not None, "the search typed ahead")
+        assert screen.search.result.pattern == "sql"
     async with loading(demo_dir) as (app, pilot, _go):
-        await pilot.press("j", "q")
+        await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 130
 

@@ -19,7 +19,8 @@ from ..work import Paced
 class LoadingScreen(Screen):
     BINDINGS = [Binding("escape,q", "cancel", "Cancel")]
     PASSED_ON = frozenset({"escape", "q", "ctrl+q", "ctrl+c"})
-    """Keys that act here (its way out, the app's quit), not kept for the next screen."""
+    """Keys that act here (its way out, the app's quit), not kept for the next screen; but a `q` typed
+    after other keys is kept: it is in what they type (`s`, then "sql error"), not a way out."""
 
     def __init__(self, title: str) -> None:
         super().__init__()
@@ -50,7 +51,7 @@ class LoadingScreen(Screen):
         self.query_one("#loading-detail", Static).update(Text(message, style="dim"))
 
     def on_key(self, event: events.Key) -> None:
-        if event.key not in self.PASSED_ON:
+        if event.key not in self.PASSED_ON or (event.key == "q" and self.typed):
             event.stop()
             event.prevent_default()
             self.typed.append(events.Key(event.key, event.character))
