@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any, Protocol
+from typing import Any
 
-from ...data.session import Session
+from ..evidence import FeatureHost
 
 
 class Route:
@@ -46,23 +46,13 @@ def _when_whole(screen: Any, what: str, method: Any, *args: object) -> Any:
     return None
 
 
-class WholeHost(Protocol):
-    """What `WhenWhole` uses of its screen."""
-
-    session: Session
-
-    def status(
-        self, message: str, hold: bool = False, background: bool = False, about: Callable[[], object] | None = None
-    ) -> None: ...
-
-
 class WhenWhole:
     """Work over every listed trial that a prompt's answer starts (a search, an export, a question), asked
     for while a hub dataset's list still grows: the answer is checked at once (a bad query, a file that is
     there, no endpoint: said, or asked, now), the work kept until the list is whole (`release`), then
     started; the message line says so meanwhile, and Esc drops it (`drop`). A later one replaces it."""
 
-    def __init__(self, screen: WholeHost) -> None:
+    def __init__(self, screen: FeatureHost) -> None:
         self.screen = screen
         self.held: tuple[str, Callable[[], object]] | None = None
         """What the held work is, said ("Search for 'x'"), and the call that starts it."""
